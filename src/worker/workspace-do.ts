@@ -7,9 +7,9 @@ import { DurableObject } from "cloudflare:workers";
 import { count as n, shownTime } from "../core/count.js";
 import { compileGlob, tooCostly, type Glob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
-import { checkWrite, checkWriteAll, folderOf, HISTORY_PAGE, MAX_FILES, MAX_LISTED, MAX_PROJECT_BYTES, MAX_SHARES } from "../core/workspace/limits.js";
+import { checkWrite, checkWriteAll, DELETED_SHOWN, folderOf, HISTORY_PAGE, MAX_FILES, MAX_LISTED, MAX_PROJECT_BYTES, MAX_SHARES } from "../core/workspace/limits.js";
 import { checkWorkspacePath, checkWritablePath, shownHandle } from "../core/workspace/paths.js";
-import { readAccessRefusal, type Access, type AuthoredEntry, type Configured, type FileContent, type HistoryPage, type RemovedEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
+import { readAccessRefusal, type Access, type AuthoredEntry, type Configured, type DeletedFile, type FileContent, type HistoryPage, type RemovedEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
 import type { ListingColumns } from "./workspace-listing.js";
 import { batchClash, fail, SERVER_MERGE, sha256, VersionedFiles } from "./workspace-versions.js";
@@ -258,6 +258,12 @@ export class WorkspaceProject extends DurableObject {
     return g.ok ? { ok: true, value: g.meta.time_zone } : g;
   }
 
+  /** When a file here last changed (null: none is), read from the current files alone (WorkspaceFiles.lastChanged). */
+  lastChanged(caller: Caller): DoResult<string | null> {
+    const g = this.gate(caller, "read");
+    return g.ok ? { ok: true, value: this.files.lastChanged() } : g;
+  }
+
   info(caller: Caller): DoResult<ProjectInfo> {
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
@@ -337,6 +343,14 @@ export class WorkspaceProject extends DurableObject {
         return head ? [{ ...head, data: this.files.part(at, head.version, part), ...this.othersIn(at, caller, g.access) }] : [];
       }),
     };
+  }
+
+  /** Files below `folders` (at most PEEK_FILES of them) deleted since `since` and not brought back (WorkspaceFiles.deletedSince). */
+  deletedSince(caller: Caller, folders: string[], since: string): DoResult<DeletedFile[]> {
+    const g = this.gate(caller, "read");
+    if (!g.ok) return g;
+    const checked = folders.slice(0, PEEK_FILES).filter((dir) => checkWorkspacePath(dir).ok);
+    return { ok: true, value: this.files.deletedSince(checked, since, DELETED_SHOWN) };
   }
 
   /** Files a render reads, in one call: each one's bytes, "dir" or null (none); the files below each of `trees`

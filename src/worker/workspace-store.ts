@@ -10,7 +10,7 @@ import type { InstallerAnswers } from "../core/workspace/installer.js";
 import type { ConfigFile } from "../core/workspace/setup.js";
 import { checkProjectCount, MAX_OFFERS_FROM_ONE_OWNER, MAX_PROJECTS } from "../core/workspace/limits.js";
 import { checkProjectName, parseProjectRef, shareHandle, shownHandle } from "../core/workspace/paths.js";
-import { OFFER_STEP, shownOffer, type Configured, type FileContent, type ManyRead, type ManyReadingFiles, type ProjectInfo, type ProjectSummary, type RemovedEntry, type ShareAccess, type VersionEntry, type WorkspaceStore, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
+import { OFFER_STEP, shownOffer, type Configured, type DeletedFile, type FileContent, type ManyRead, type ManyReadingFiles, type ProjectInfo, type ProjectSummary, type RemovedEntry, type ShareAccess, type VersionEntry, type WorkspaceStore, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Memory, MemResult } from "../core/memory/model.js";
 import type { Listed, MemoryFilter, MemoryOrder, ProjectMemory, Recalled } from "../core/memory/store.js";
 import type { Env } from "./env.js";
@@ -394,12 +394,14 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       readMany: (paths, trees) => on<ManyRead>((s) => s.readMany(c, paths, trees)),
       peek: (paths, part) => on<FileContent[]>((s) => s.peek(c, paths, part)),
       timeZone: () => on<string | null>((s) => s.timeZone(c)),
+      lastChanged: () => on<string | null>((s) => s.lastChanged(c)),
       write: (path, data, options = {}) => change<WrittenEntry>((s) => s.write(c, path, data, options.text, options.ifVersion, now(), options.alsoBy)),
       edit: (path, edit, alsoBy) => change<TextEdited | null>((s) => s.editText(c, path, edit, now(), alsoBy)),
       createFolder: (dir, files, alsoBy) => change<{ files: number }>((s) => s.createFolder(c, dir, files, now(), alsoBy)),
       restore: (path, version, ifVersion) => change<WrittenEntry>((s) => s.restore(c, path, version, ifVersion, now())),
       remove: (path, ifVersion) => change<RemovedEntry>((s) => s.remove(c, path, ifVersion, now())),
       removeMatching: (glob) => change<{ files: number; more: number; held: number }>((s) => s.removeMatching(c, glob, now())),
+      deletedSince: (folders, since) => on<DeletedFile[]>((s) => s.deletedSince(c, folders, since)),
       history: (path, page) => on<VersionEntry[]>((s) => s.history(c, path, page)),
       purge: (glob) => on<{ versions: number; bytes: number; until: string }>((s) => s.purge(c, glob)),
       unpurge: (glob, version) => on<{ versions: number; bytes: number }>((s) => s.unpurge(c, glob, version)),

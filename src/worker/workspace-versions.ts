@@ -8,7 +8,7 @@ import { closest, suggestion } from "../core/catalog/closest.js";
 import { shownTime } from "../core/count.js";
 import { folderFull, folderOf, MAX_HISTORY_BYTES } from "../core/workspace/limits.js";
 import { unicodeTwinsRefusal, unportableName } from "../core/workspace/paths.js";
-import type { AuthoredEntry, FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
+import type { AuthoredEntry, DeletedFile, FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
 import { FileListing } from "./workspace-listing.js";
 import type { Glob } from "../core/catalog/glob.js";
 import * as z from "zod";
@@ -297,6 +297,25 @@ export class VersionedFiles {
     const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/") + 1) : "";
     const near = this.sql.exec<{ path: string }>("SELECT path FROM files WHERE path >= ? AND path < ? LIMIT 500", dir, `${dir}\uffff`).toArray().map((r) => r.path);
     return fail("not_found", `No file ${path} in project "${project}".${suggestion(closest(path, near, 3))}`);
+  }
+
+  /** When a current file last changed (null: there is none). */
+  lastChanged(): string | null {
+    return (this.sql.exec<{ at: string | null }>("SELECT MAX(updated_at) AS at FROM files").one().at as string | null) ?? null;
+  }
+
+  /** Files below `folders` whose last version is a deletion made at `since` or later, newest first, at most `limit`:
+   *  a range of the history's own key per folder, no scan of the rest (review 305: a PRD a member deleted read as no
+   *  work at all to its owner). */
+  deletedSince(folders: string[], since: string, limit: number): DeletedFile[] {
+    const rows = folders.flatMap((dir) => this.sql.exec<Row>(
+      "SELECT path, version, author, at FROM versions v WHERE path > ? AND path < ? AND op = 'delete' AND at >= ? AND version = (SELECT MAX(version) FROM versions WHERE path = v.path) ORDER BY at DESC LIMIT ?",
+      `${dir}/`, `${dir}/\uffff`, since, limit,
+    ).toArray());
+    return rows
+      .map((r) => ({ path: r.path as string, version: r.version as number, by: r.author as string, at: r.at as string }))
+      .sort((a, b) => b.at.localeCompare(a.at))
+      .slice(0, limit);
   }
 
   /** Its versions older than `before` (undefined: all), newest first, at most `limit` (none: it never existed). */

@@ -727,5 +727,8 @@ describe("a planned project asked where it stands (review 273)", () => {
     expect(read.text).toMatch(/^\[[^\]]*, changed at 2026-11-29T23:50:05-08:00\]\n/);
     expect(read.structured.updated_at).toBe("2026-11-30T07:50:05.000Z");
     expect((await call("bmad-files", { action: "history", path: prd })).text).toContain(" changed at 2026-11-29T23:50:05-08:00");
+    // Planned up to the epics and no sprint yet: the next required step of bmad-help.csv, in the remote's words (review 305).
+    rmSync(join(dir, sprint));
+    expect((await call("get_workflow_status", {})).text).toContain('\n- Next: bmad-sprint-planning (bmad {"command":"*bmad-sprint-planning"}).\nNo runs');
   });
 });

@@ -398,14 +398,14 @@ describe("memory files and project files in the workspace", () => {
     // A new project is not broken: what is there (nothing yet), and what would fill it.
     const fresh = await call(TOOL.getProjectContext, { project: name });
     expect(fresh.isError, fresh.text).toBe(false);
-    expect(fresh.structured).toEqual({ shared_context: null, empty: expect.stringMatching(/^No context files yet: _bmad\/_memory\/project-context\.yaml .* or shared-context\.md .* remember_structured\. BMAD's own project context is the block the bmad-project-context skill writes into AGENTS\.md at the project root\.$/) });
+    expect(fresh.structured).toEqual({ project: name, shared_context: null, empty: expect.stringMatching(/^No context files yet: _bmad\/_memory\/project-context\.yaml .* or shared-context\.md .* remember_structured\. BMAD's own project context is the block the bmad-project-context skill writes into AGENTS\.md at the project root\.$/) });
     expect(fresh.text).toBe(JSON.stringify(fresh.structured));
     await ada.files({ action: "write", project: name, path: "_bmad/_memory/shared-context.md", content: "# Shared\n\n## Stack\nHono on Workers\n" });
     await ada.files({ action: "write", project: name, path: "_bmad/_memory/project-context.yaml", content: "name: tally\nagents: [pm, architect]\n" });
     await call(TOOL.rememberStructured, { project: name, type: "decisions", agent: "architect", text: "UTC everywhere." });
     const all = await call(TOOL.getProjectContext, { project: name });
     expect(all.structured).toMatchObject({ name: "tally", stack: "Hono on Workers", agents: ["pm", "architect"], remembered_decisions: [expect.objectContaining({ text: "UTC everywhere." })] });
-    expect((await call(TOOL.getProjectContext, { project: name, section: "stack" })).structured).toEqual({ stack: "Hono on Workers" });
+    expect((await call(TOOL.getProjectContext, { project: name, section: "stack" })).structured).toEqual({ project: name, stack: "Hono on Workers" });
     expect((await call(TOOL.getProjectContext, { project: unique("nope") })).text).toMatch(/not found/);
   });
 

@@ -716,6 +716,82 @@ describe("a planned project's runtime block", () => {
     expect(theirs.text).toContain(ran.text);
   });
 
+  it("names the next required step from bmad-help.csv where the PRD and architecture are final and no sprint is planned (review 305)", async () => {
+    const bea = await signInAs(`${unique("bea")}@example.com`);
+    const name = unique("next");
+    await bea.project({ action: "create", name });
+    for (const path of ["_bmad-output/planning-artifacts/prds/prd-todo/prd.md", "_bmad-output/planning-artifacts/architecture/arch-todo/ARCHITECTURE-SPINE.md"]) {
+      await bea.files({ action: "write", project: name, path, content: "---\nstatus: final\n---\n# Final\n" });
+    }
+    // The context asked with no project names the one it describes (review 305).
+    expect((await bea.call(TOOL.getProjectContext, {})).text).toMatch(new RegExp(`^\\{"project":"${name}",`));
+    const status = await bea.call(TOOL.getWorkflowStatus, {});
+    expect(status.text).toContain(`\n- Next: bmad-create-epics-and-stories (bmad {"command":"*bmad-create-epics-and-stories","project":"${name}"}).\nNo runs`);
+    // With the epics written (no status, as BMAD's template), sprint planning is next.
+    await bea.files({ action: "write", project: name, path: "_bmad-output/planning-artifacts/epics.md", content: "# Epics\n" });
+    expect((await bea.call(TOOL.getWorkflowStatus, {})).text).toContain(`\n- Next: bmad-sprint-planning (bmad {"command":"*bmad-sprint-planning","project":"${name}"}).\n`);
+  });
+
+  it("describes the projects changed last and names the rest (review 305)", async () => {
+    const bea = await signInAs(`${unique("bea")}@example.com`);
+    const tag = unique("");
+    const names = ["a", "b", "c", "d"].map((n) => `${n}${tag}`);
+    for (const name of names) await bea.project({ action: "create", name });
+    // The first by name is the one worked on last.
+    await bea.files({ action: "write", project: names[0], path: "_bmad-output/planning-artifacts/prds/prd-x/prd.md", content: "---\nstatus: draft\n---\n" });
+    const status = await bea.call(TOOL.getWorkflowStatus, {});
+    expect(status.text.split("\n")[0]).toBe(`Project ${names[0]}:`);
+    expect(status.text).toContain(`\n1 more: ${names[1]} — get_project_context {"project":"${names[1]}"} describes one.\nNo runs`);
+    expect(status.structured.more_projects).toEqual([names[1]]);
+  });
+
+  it("names documents a member deleted lately, who and when, and the restore call, not that nothing was there (review 305)", async () => {
+    const bea = await signInAs(`${unique("bea")}@example.com`);
+    const name = unique("gone");
+    const blockOf = (text: string) => /## Running this skill here\n[\s\S]*?\n\n/.exec(text)![0];
+    await bea.project({ action: "create", name });
+    const dir = "_bmad-output/planning-artifacts/prds/prd-todo";
+    await bea.files({ action: "write", project: name, path: `${dir}/prd.md`, content: "---\nstatus: draft\n---\n# T\n" });
+    await bea.files({ action: "write", project: name, path: `${dir}/.memlog.md`, content: "# log\n" });
+    const cy = await signInAs(`${unique("cy")}@example.com`);
+    await shareAccepted(bea, name, cy, "write");
+    const as = ((await cy.call(TOOL.getWorkflowStatus, {})).structured.projects as Array<{ project: string }>)[0]!.project;
+    for (const path of [`${dir}/prd.md`, `${dir}/.memlog.md`]) expect((await cy.files({ action: "delete", project: as, path })).isError).toBe(false);
+    const status = await bea.call(TOOL.getWorkflowStatus, { project: name });
+    const render = blockOf((await bea.call(TOOL.bmadWorkflow, { workflow: "prd", project: name })).text);
+    for (const text of [status.text, render]) {
+      expect(text).not.toContain("no earlier work");
+      expect(text).toMatch(new RegExp(`- Nothing is in [^\\n]*\`_bmad-output/planning-artifacts\` now: deleted there in the last 30 days: \`${dir}/(prd|\\.memlog)\\.md\` \\(by ${cy.email}, \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\), `));
+      expect(text).toContain(`bmad-files {"action":"restore","project":"${name}","path":"${dir}/`);
+    }
+    // The call it names brings the file back.
+    const restore = JSON.parse(/bmad-files (\{.*?\}) brings one back/.exec(status.text)![1]!);
+    expect((await bea.files(restore)).isError).toBe(false);
+    expect((await bea.call(TOOL.getWorkflowStatus, { project: name })).text).toContain("This project already has");
+  });
+
+  it("finds the documents at the installer's folder where a member set planning_artifacts elsewhere, and says who (review 305)", async () => {
+    const bea = await signInAs(`${unique("bea")}@example.com`);
+    const name = unique("moved");
+    const blockOf = (text: string) => /## Running this skill here\n[\s\S]*?\n\n/.exec(text)![0];
+    await bea.project({ action: "create", name });
+    const prd = "_bmad-output/planning-artifacts/prds/prd-todo/prd.md";
+    await bea.files({ action: "write", project: name, path: prd, content: "---\nstatus: final\n---\n# T\n" });
+    const cy = await signInAs(`${unique("cy")}@example.com`);
+    await shareAccepted(bea, name, cy, "write");
+    const as = ((await cy.call(TOOL.getWorkflowStatus, {})).structured.projects as Array<{ project: string }>)[0]!.project;
+    const set = await cy.project({ action: "config", name: as, answers: { bmm: { planning_artifacts: "{project-root}/_bmad-output/plans2" } } });
+    expect(set.isError, set.text).toBe(false);
+    const status = await bea.call(TOOL.getWorkflowStatus, { project: name });
+    const render = blockOf((await bea.call(TOOL.bmadWorkflow, { workflow: "prd", project: name })).text);
+    const context = await bea.call(TOOL.getProjectContext, { project: name });
+    for (const text of [status.text, render, String(context.structured.work)]) {
+      expect(text).not.toContain("no earlier work");
+      expect(text).toContain(`the config names \`_bmad-output/plans2\` for planning_artifacts (set by ${cy.email}). Found at the previous location: \`${prd}\` (status: "final")`);
+    }
+    expect(status.structured).toMatchObject({ projects: [{ project: name, documents: [{ path: prd, status: "final" }] }] });
+  });
+
   it("gives today's date and the time where the skill's text asks for the date, in the words of the refusal, and follows the project's time zone", async () => {
     const name = unique("dated");
     await ada.project({ action: "create", name });

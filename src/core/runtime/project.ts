@@ -8,7 +8,7 @@ import type { BundleReader } from "../surface/reader.js";
 import type { FileChange, FsEntryKind, RuntimeFs, TextEdit } from "./fs.js";
 import type { GitRunner, OriginalRun } from "./context.js";
 import type { ByOthers } from "../workspace/line-authors.js";
-import type { ReadOnlyAccess } from "../workspace/store.js";
+import type { DeletedFile, ReadOnlyAccess } from "../workspace/store.js";
 import { stripChars } from "./py-str.js";
 import { PyError } from "./py-json.js";
 
@@ -71,6 +71,9 @@ export interface ProjectRuntime {
   /** After a run: the owner of the project it changed files in, where that is someone other than the caller (a shared
    *  workspace's), so that the answer says whose project it changed. */
   changeOwner?(): string | undefined;
+  /** A workspace's: its files below `folders` deleted since `since` (ISO) and not brought back, and the project's name
+   *  as the caller gave it, which a restore call names. Absent where deletes keep no history (the bridge: git has it). */
+  deletedSince?(folders: string[], since: string): Promise<{ project: string; files: DeletedFile[] }>;
   /** Read-only git in the project, for the ported scripts that measure history (the bridge); absent where there is none. */
   readonly git?: GitRunner;
   /** Runs a skill's own script for real (the bridge); absent where scripts cannot run. `byPort`: the port itself runs

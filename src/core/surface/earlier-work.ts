@@ -11,7 +11,10 @@ import { cutAt, isOneLine } from "../lines.js";
 import { othersNote } from "../workspace/line-authors.js";
 import { codeSpan } from "../workspace/paths.js";
 import { servedText, type BundleReader } from "./reader.js";
-import { fillConfigValues, projectConfigValues } from "./skill-render.js";
+import { defaultConfigValues, fillConfigValues, projectConfigValues } from "./skill-render.js";
+import { TOOL } from "./names.js";
+import { shownTime } from "../count.js";
+import { DELETED_LATELY_DAYS } from "../workspace/limits.js";
 import { BLOCK_HEADING } from "./runtime-block.js";
 
 /** The merged catalog bmad-help reads (`_bmad/_config/bmad-help.csv` installed; the compiler adds one where a tree has none). */
@@ -194,10 +197,25 @@ async function workIn(reader: BundleReader, runtime: ProjectRuntime, locations: 
   const roots = outermost(folders);
   if (!roots.length) return { watched: false };
   const { files: found, empty } = await documents(runtime, roots.sort());
+  if (!found.length) {
+    // Where the config's folders hold no document, the installer's own folders may (a member set planning_artifacts
+    // elsewhere: review 305), named as the previous location.
+    const previous = await previousLocation(reader, runtime, locations, config, roots);
+    if (previous) return { watched: true, ...previous };
+    const gone = await deletedLately(runtime, roots);
+    if (gone) return { watched: true, line: `- Nothing is in ${roots.map(codeSpan).join(", ")} now: ${gone}` };
+  }
   // Folders that hold nothing at all are said to, so a literal model does not list them to learn there is nothing to
   // resume (review 194); one holding anything this line does not name (a hidden .memlog.md, a .docx) is left to it
   // (review 200: an interrupted run's memlog was said to be no earlier work).
   if (!found.length) return { watched: true, ...(empty ? { line: `- Nothing is in ${roots.map(codeSpan).join(", ")} yet: no earlier work to read or resume.` } : {}) };
+  const { line, documents: work } = await namedDocuments(runtime, found, roots);
+  return { watched: true, line: `- This project already has ${line}.`, documents: work };
+}
+
+/** The documents `found` below `roots` as the line names them ("`a.md` (status: "final"), and 3 more in `b`"), and
+ *  all of them with the statuses read. */
+async function namedDocuments(runtime: ProjectRuntime, found: string[], roots: string[]): Promise<{ line: string; documents: WorkDocument[] }> {
   // Read in the order they may lead (by where they lie), then split by which hold a status: only a document with one
   // (an artifact, not a README) makes the files below its folder its working files.
   const files = leadingAndWorking(found, roots, () => true).flat();
@@ -219,7 +237,40 @@ async function workIn(reader: BundleReader, runtime: ProjectRuntime, locations: 
   // names do not sort (6.12: "2-planning" before "plan"), so later work can be among them (review 143: a spine and a PRD
   // named "from earlier phases" to the product brief).
   const more = left.length ? `, and ${left.length} more in ${whereLeft(left, roots).map(codeSpan).join(", ")}` : "";
-  return { watched: true, line: `- This project already has ${listed}${more}.`, documents: work };
+  return { line: `${listed}${more}`, documents: work };
+}
+
+/** Where the config names folders other than the installer's and they hold no document: the documents in the
+ *  installer's folders and the output folder, named as "at the previous location", with the config key that moved
+ *  and who set it where known. Undefined where the config names the installer's folders or those hold none either. */
+async function previousLocation(reader: BundleReader, runtime: ProjectRuntime, locations: string[], config: Map<string, string>, roots: string[]): Promise<{ line: string; documents: WorkDocument[] } | undefined> {
+  const defaults = defaultConfigValues(reader, runtime.root);
+  const moved = locations.filter((l) => config.get(l) !== undefined && defaults.get(l) !== undefined && config.get(l) !== defaults.get(l));
+  if (!moved.length) return undefined;
+  const before = [...locations.map((l) => projectFolder(l, defaults, runtime.root)), projectFolder("output_folder", config, runtime.root), projectFolder("output_folder", defaults, runtime.root)];
+  const others = outermost(before.filter((f): f is string => f !== undefined)).filter((f) => !roots.some((r) => f === r || f.startsWith(`${r}/`)));
+  if (!others.length) return undefined;
+  const { files: found } = await documents(runtime, others.sort());
+  // A configured folder inside the output folder holds nothing: the rest of the output folder is what was found.
+  if (!found.length) return undefined;
+  const { line, documents: work } = await namedDocuments(runtime, found, others);
+  const setBy = (key: string) => runtime.answersByOthers?.find((a) => a.key.endsWith(`.${key}`))?.who;
+  const keys = moved.map((key) => `${codeSpan(projectFolder(key, config, runtime.root) ?? config.get(key)!)} for ${key}${setBy(key) ? ` (set by ${setBy(key)})` : ""}`).join(", ");
+  return { line: `- Nothing is in ${roots.map(codeSpan).join(", ")}; the config names ${keys}. Found at the previous location: ${line}.`, documents: work };
+}
+
+/** Documents deleted from `roots` in the last DELETED_LATELY_DAYS, who deleted them and when, and the call that brings
+ *  one back; undefined where none were or the store keeps no history of deletions. One bounded query (review 305: a
+ *  member deleted the owner's draft PRD, and the owner was told there was no earlier work). */
+async function deletedLately(runtime: ProjectRuntime, roots: string[]): Promise<string | undefined> {
+  const since = new Date(Date.now() - DELETED_LATELY_DAYS * 86_400_000).toISOString();
+  const gone = await runtime.deletedSince?.(roots, since);
+  // The restore call names a document before a hidden working file (a .memlog.md).
+  const first = gone?.files.find((f) => !f.path.slice(f.path.lastIndexOf("/") + 1).startsWith(".")) ?? gone?.files[0];
+  if (!gone || !first) return undefined;
+  const listed = gone.files.map((f) => `${codeSpan(f.path)} (by ${f.by}, ${shownTime(f.at)} UTC)`).join(", ");
+  const restore = JSON.stringify({ action: "restore", project: gone.project, path: first.path, version: first.version - 1 });
+  return `deleted there in the last ${DELETED_LATELY_DAYS} days: ${listed}. ${TOOL.bmadFiles} ${restore} brings one back; "history" lists its versions.`;
 }
 
 /** Most folders the line names for the files it leaves out; past them, the roots that hold those files. */

@@ -2,7 +2,7 @@
 // planned, the one call that says where it stands. get_workflow_status (where no run is) and get_project_context both
 // answer with it, so the two doors and the two tools say it in the same words.
 import { TOOL } from "./names.js";
-import { projectWork, type WorkDocument } from "./earlier-work.js";
+import { helpFor, projectWork, type WorkDocument } from "./earlier-work.js";
 import type { SurfaceDeps } from "./deps.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 
@@ -24,12 +24,14 @@ const SPRINT_SCRIPT = "scripts/sprint_plan.py";
 /** `project`: as the caller names it (undefined: the bridge's one); `runs`: the connection has bmad-run, so the line may
  *  name it. Undefined where its files cannot be read. */
 export async function projectState(deps: SurfaceDeps, project: string | undefined, runs: boolean): Promise<ProjectState | undefined> {
-  const found = deps.runtime ? await deps.runtime(project, { lazy: true }) : undefined;
+  // Preloading nothing still reads who set the config's answers, which a moved folder is named with (one call).
+  const found = deps.runtime ? await deps.runtime(project, { lazy: true, preload: [] }) : undefined;
   if (!found?.ok) return undefined;
   const work = await projectWork(deps.reader, found.runtime);
   const sprint = work.documents.find((d) => /(^|\/)sprint-status\.yaml$/.test(d.path))?.path;
   const next = sprint ? await sprintNext(deps, found.runtime, sprint, project, runs) : undefined;
-  const lines = [...(work.line ? [work.line] : []), ...(sprint ? [`- \`${sprint}\` holds the sprint plan${next ? `: ${next}` : ""}.`] : [])];
+  const after = sprint ? undefined : await requiredNext(deps, work.documents, project);
+  const lines = [...(work.line ? [work.line] : []), ...(sprint ? [`- \`${sprint}\` holds the sprint plan${next ? `: ${next}` : ""}.`] : after ? [after] : [])];
   return { lines, documents: work.documents, ...(sprint ? { sprint_status: sprint } : {}) };
 }
 
@@ -46,4 +48,22 @@ async function sprintNext(deps: SurfaceDeps, runtime: ProjectRuntime, sprint: st
   if (!runs || name !== SPRINT_NEXT[0] || !deps.reader.catalog.file(`${bundleDir}/${SPRINT_SCRIPT}`)) return `${call} says where it stands and what is next`;
   const command = `uv run ${await runtime.skillRoot(bundleDir)}/${SPRINT_SCRIPT} status --status-file ${runtime.root}/${sprint}`;
   return `${TOOL.bmadRun} ${JSON.stringify({ command, ...named })} says where it stands and what is next; ${call} re-plans it`;
+}
+
+/** A document that settles its skill's step: final, or one BMAD writes with no status (epics.md). */
+const SETTLED = /^(final|complete|completed|done|approved)$/i;
+
+/** Where the project's documents settle a required step of bmad-help.csv and no sprint is planned: the first required
+ *  skill after the last one settled, in the catalog's order (the installer sorts it by phase), as its call (review 305:
+ *  a final PRD and architecture were answered with no next step). A skill's document is one whose path holds the first
+ *  word of the row's outputs ("epics and stories": epics.md). */
+async function requiredNext(deps: SurfaceDeps, documents: WorkDocument[], project: string | undefined): Promise<string | undefined> {
+  const required = (await helpFor(deps.reader)).rows.filter((r) => r.required && r.outputs);
+  const settled = (word: string) => documents.some((d) => d.path.toLowerCase().includes(word) && (d.status === undefined || SETTLED.test(d.status)));
+  const done = required.map((r) => settled(/^[a-z]+/i.exec(r.outputs)?.[0]?.toLowerCase() ?? "\0"));
+  const last = done.lastIndexOf(true);
+  const next = last < 0 ? undefined : required.slice(last + 1).find((r, i) => !done[last + 1 + i] && deps.reader.catalog.resolve("workflow", r.skill).ok);
+  if (!next) return undefined;
+  const named = deps.project || project === undefined ? {} : { project };
+  return `- Next: ${next.skill} (${TOOL.bmad} ${JSON.stringify({ command: `*${next.skill}`, ...named })}).`;
 }

@@ -107,6 +107,16 @@ export async function projectConfigValues(reader: BundleReader, runtime: Project
   return flatConfig(reader, central, configModules(reader, central), runtime.root);
 }
 
+/** The values the installer gives a project that sets none (the bundle's module defaults): where its skills wrote
+ *  before the config named other folders. */
+export function defaultConfigValues(reader: BundleReader, root: string): Map<string, string> {
+  const values = flatConfig(reader, new Map(), configModules(reader, new Map()), root);
+  // The module defaults name folders relative to the project (`_bmad-output/planning-artifacts`), as the installer
+  // writes them below `{project-root}`.
+  for (const [key, value] of values) if (FOLDER_KEY.test(key) && !value.includes("{") && !value.includes(":") && !value.startsWith("/")) values.set(key, `${root}/${value}`);
+  return values;
+}
+
 function configModules(reader: BundleReader, central: PyDict): string[] {
   const modules = central.get("modules");
   return [...(isDict(modules) ? modules.keys() : []), ...Object.keys(reader.catalog.manifest.config)];

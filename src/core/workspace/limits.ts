@@ -11,6 +11,10 @@ export const MAX_LISTED = 1_000;
 /** Versions one history answer lists, newest first; "version" asks for those older than it (review 220: a member's
  *  1,049 write-and-restore rounds made the owner's history 250 KB and pushed their own versions out of sight). */
 export const HISTORY_PAGE = 50;
+/** How far back a status answer looks for documents deleted from a folder it would call empty, and how many it names
+ *  (review 305). */
+export const DELETED_LATELY_DAYS = 30;
+export const DELETED_SHOWN = 5;
 export const MAX_PROJECT_BYTES = 50 * MIB;
 export const MAX_PROJECTS = 100;
 /** People one project is shared with or offered to. */

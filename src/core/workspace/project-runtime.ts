@@ -80,6 +80,10 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
       skillRoot: async (bundleDir) => `bmad://${bundleDir}`,
       refused: () => refused,
       changeOwner: () => files.changeOwner?.(),
+      deletedSince: async (folders, since) => {
+        const out = await files.deletedSince?.(folders, since);
+        return { project, files: out?.ok ? out.value : [] };
+      },
       // Asked once, and only by a script that writes a time: one call more for those (none where the first call read it).
       timeZone: () => (zone ??= files.timeZone().then((out) => (out.ok && out.value) || DEFAULT_TIME_ZONE)),
     };

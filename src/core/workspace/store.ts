@@ -100,6 +100,10 @@ export interface WrittenEntry extends FileEntry {
 /** A deletion's version; `replaced`: as a write's, the others' work it took where the change named no version. */
 export type RemovedEntry = { path: string; version: number } & Pick<WrittenEntry, "replaced">;
 
+/** A file deleted and not brought back: its deletion's version (the one before holds its content), who deleted it
+ *  and when (stored UTC). */
+export interface DeletedFile { path: string; version: number; by: string; at: string }
+
 /** `served: false`: a look the tools take for themselves, none of it shown to the model. The bridge remembers what it
  *  served each file at, so that a write over another version since says so (WrittenEntry). */
 export type ReadOptions = { served?: boolean };
@@ -176,6 +180,9 @@ export interface WorkspaceFiles {
   /** The first `head` or last `tail` bytes of each of `paths` (missing ones left out), in one call: what a look at
    *  frontmatter or a log's last lines needs, not whole files a collaborator may have filled (review 20). */
   peek(paths: string[], part: { head: number } | { tail: number }): Promise<WsResult<FileContent[]>>;
+  /** When one of its files last changed (null: none is there), which orders a caller's projects in status answers;
+   *  stores with one project (the bridge) have none. */
+  lastChanged?(): Promise<WsResult<string | null>>;
   /** The project's time zone as info gives it (null: none set), alone. */
   timeZone?(): Promise<WsResult<string | null>>;
   /** Creates or replaces the file as a new version. `ifVersion` 0: only if it does not exist. `text`: the model's text
@@ -197,6 +204,9 @@ export interface WorkspaceFiles {
   /** Removes the files `glob` matches that the caller may remove, at most 1,000 (`more`: those left past it; `held`:
    *  matches they may not remove), each as remove does. Stores whose deletes keep no history (the bridge) have none. */
   removeMatching?(glob: string): Promise<WsResult<{ files: number; more: number; held: number }>>;
+  /** Files below `folders` deleted since `since` (ISO) and not brought back, newest first, at most DELETED_SHOWN.
+   *  Stores whose deletes keep no history (the bridge) have none. */
+  deletedSince?(folders: string[], since: string): Promise<WsResult<DeletedFile[]>>;
   /** Newest first: at most `limit` (default HISTORY_PAGE) of those older than version `before` (default: all). */
   history(path: string, page?: HistoryPage): Promise<WsResult<VersionEntry[]>>;
   /** Owner only: drops the content of the earlier versions of the files `glob` matches (heads stay). Stores

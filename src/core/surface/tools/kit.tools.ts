@@ -164,7 +164,7 @@ async function allRuns(places: Place[], branch?: string): Promise<{ runs: Array<
   return { runs, warnings: found.flatMap((f) => (places.length > 1 ? f.warnings.map((w) => `${f.project}: ${w}`) : f.warnings)) };
 }
 
-/** Projects get_workflow_status describes where none has a run, at most: the caller's own first. */
+/** Projects get_workflow_status describes where none has a run, at most: those changed last. */
 const MAX_DESCRIBED = 3;
 
 /** No run and no session is no error: what the caller's projects have, own and shared with them (every phase's
@@ -172,7 +172,8 @@ const MAX_DESCRIBED = 3;
  *  (review 273: a project with a final PRD and architecture was answered that nothing exists; review 299: so was a
  *  member whose only project is one shared with them). */
 async function noRunsYet(deps: SurfaceDeps, branch: string, places: Place[], runs: boolean): Promise<ToolOutcome> {
-  const projects = await Promise.all(places.slice(0, MAX_DESCRIBED).map(async (place) => ({ place, state: await projectState(deps, place.project, runs) })));
+  const ordered = await changedLastFirst(places);
+  const projects = await Promise.all(ordered.slice(0, MAX_DESCRIBED).map(async (place) => ({ place, state: await projectState(deps, place.project, runs) })));
   const found = projects.flatMap(({ place, state }) => (state ? [{ place, state }] : []));
   const lines = found.flatMap(({ place, state }) => (state.lines.length ? [`Project ${place.project}${place.owner ? ` (shared by ${place.owner})` : ""}:`, ...state.lines] : []));
   const none = `No runs on branch ${branch} (${RUNS_DIR}/${branch}/) and no delivery sessions yet.`;
@@ -182,7 +183,26 @@ async function noRunsYet(deps: SurfaceDeps, branch: string, places: Place[], run
     documents: state.documents.filter((d) => d.status),
     ...(state.sprint_status ? { sprint_status: state.sprint_status } : {}),
   }));
-  return done([...lines, none].join("\n"), { runs: [], sessions: [], projects: value });
+  // The projects not described are named, so that a caller with more than MAX_DESCRIBED learns of them (review 305).
+  const rest = ordered.slice(MAX_DESCRIBED).map((p) => p.project);
+  const shown = rest.slice(0, MORE_NAMED);
+  const more = rest.length ? [`${rest.length} more: ${shown.join(", ")}${rest.length > shown.length ? ", …" : ""} — ${TOOL.getProjectContext} ${JSON.stringify({ project: shown[0] })} describes one.`] : [];
+  return done([...lines, ...more, none].join("\n"), { runs: [], sessions: [], projects: value, ...(rest.length ? { more_projects: rest } : {}) });
+}
+
+/** Projects the answer names past those it describes, at most. */
+const MORE_NAMED = 10;
+
+/** The places, the one whose files changed last first (one cheap call each; a place that cannot say goes last, in the
+ *  order given): the project worked on now is the one described (review 305: four projects were cut to the first three
+ *  by name, and the one with the draft PRD went unmentioned). */
+async function changedLastFirst(places: Place[]): Promise<Place[]> {
+  if (places.length <= 1) return places;
+  const at = await Promise.all(places.map(async (p) => {
+    const out = await p.files.lastChanged?.();
+    return out?.ok ? (out.value ?? "") : "";
+  }));
+  return places.map((place, i) => ({ place, at: at[i]! })).sort((a, b) => b.at.localeCompare(a.at)).map((p) => p.place);
 }
 
 /** A run, named with its project; one from a shared project says whose it is and who wrote it. `others`: runs of

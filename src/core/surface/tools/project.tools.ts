@@ -68,8 +68,9 @@ export const getProjectContext = defineTool({
     const decided = memory && (section === "all" || section === "decisions") ? await memory.memory.list({ type: "decisions" }, "recent", 10) : undefined;
     const remembered = decided?.ok ? decided.value.entries.map(shownEntry).map(({ id, agent, text, created_at, by, cut }) => ({ id, agent, text, created_at, ...(by ? { by } : {}), ...(cut ? { cut } : {}) })) : [];
     const base = { ...context.value, ...(remembered.length ? { remembered_decisions: remembered } : {}), ...(planned ? { planning_artifacts: planned } : {}), ...work };
-    // A shared project's context is its people's, not the caller's: named and labelled.
-    const value = memory?.owner ? { ...base, project: memory.project, shared_by: memory.owner } : base;
+    // Named first, the caller's own too (review 305: {} answered about a project it did not name); a shared project's
+    // context is its people's, not the caller's: labelled.
+    const value = memory ? { project: memory.project, ...base, ...(memory.owner ? { shared_by: memory.owner } : {}) } : base;
     return done(JSON.stringify(value), value);
   },
 });
