@@ -216,8 +216,8 @@ export class WorkspaceProject extends DurableObject {
 
   /** A change that leaves `path` holding what looks like a secret, served whole to every member (secretKeptOut):
    *  refused for every caller, the owner too, as push refuses to send it. */
-  private secretShown(path: string, data: Uint8Array, before?: Uint8Array): DoError | undefined {
-    const why = secretKeptOut(path, new TextDecoder().decode(data), before && new TextDecoder().decode(before));
+  private secretShown(path: string, data: Uint8Array): DoError | undefined {
+    const why = secretKeptOut(path, new TextDecoder().decode(data));
     return why === undefined ? undefined : fail("invalid", why);
   }
 
@@ -418,9 +418,8 @@ export class WorkspaceProject extends DurableObject {
     const newSize = next.byteLength;
     const fits = checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head?.size, newSize });
     if (!fits.ok) return fail("limit", fits.error);
-    // A whole write is judged whole: a line it changes can change how the lines it keeps read (review 306: a table's
-    // header renamed `password` over kept rows).
-    const secret = this.secretShown(path, next, append ? current : undefined);
+    // Judged whole, as the file would be (secretKeptOut says why).
+    const secret = this.secretShown(path, next);
     if (secret) return secret;
     const share = this.othersShare(g, [{ path, size: newSize }]);
     if (share) return share;
@@ -473,7 +472,7 @@ export class WorkspaceProject extends DurableObject {
     const data = new TextEncoder().encode(edited.text);
     if (!checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head.size, newSize: data.byteLength }).ok) return { ok: true, value: null };
     // Said here: the general path's write would refuse it the same way, a round trip later.
-    const secret = this.secretShown(path, data, before);
+    const secret = this.secretShown(path, data);
     if (secret) return secret;
     if (this.othersShare(g, [{ path, size: data.byteLength }])) return { ok: true, value: null };
     if (this.room(g, [{ path, size: data.byteLength }], now)) return { ok: true, value: null };

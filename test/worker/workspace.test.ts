@@ -338,6 +338,13 @@ describe("a token-shaped secret", () => {
     await step("docs/rows.md", { action: "write", content: "| name | password |\n|---|---|\n" }, { action: "append", content: `| db | ${password} |\n` });
     await step("docs/copy.md", { action: "write", content: `| name | note |\n|---|---|\n| db | ${password} |\n\n` }, { action: "append", content: `| name | password |\n|---|---|\n| db | ${password} |\n` });
     await step("docs/open.md", { action: "write", content: "```yaml\nservice: db\n" }, { action: "append", content: "POSTGRES_PASSWORD: acmeprod2024\n" });
+    // Nor where what it joins is far above or in another block (review 308): a header 70 rows up, a Gherkin block before
+    // a blank line, a PuTTY key's second half, a settings fence after a closed one.
+    const rows = Array.from({ length: 70 }, (_, i) => `| user${i} | n/a |`).join("\n");
+    await step("docs/accounts.md", { action: "write", content: `## Accounts\nSeeded users:\n| user | password |\n|---|---|\n${rows}\n` }, { action: "append", content: `| admin | ${password} |\n` });
+    await step("docs/qa.md", { action: "write", content: "# QA notes\n" }, { action: "append", content: `Scenario: login\nGiven a user\n\nThe admin password is ${password}\n` });
+    await step("docs/key.md", { action: "write", content: "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: ops\nPublic-Lines: 1\nAAAAC3NzaC1lZDI1NTE5AAAAIDq9c1pX0k2mWq7zPr4mK2xLs8nB3cD6fG0hJ5kY2aE7\n" }, { action: "append", content: "\nPrivate-Lines: 1\nAAAAIDq9c1pX0k2mWq7zPr4mK2xLs8nB3cD6fG0hJ5kY2aE7Zq9vR2mK7xT4wP1s\nPrivate-MAC: 8f3a9c2b7e1d4f6a\n" });
+    await step("docs/compose.md", { action: "write", content: `\`\`\`\nx\n\`\`\`\n\`\`\`yaml\n${"a: 1\n".repeat(70)}` }, { action: "append", content: "POSTGRES_PASSWORD: acmeprod2024\n```\n" });
     // Lines that only follow others are still taken: an entry after the header, with nothing secret.
     expect((await ada.files({ action: "append", project: room, path: "docs/rows.md", content: "| db | <your-password> |\n" })).isError).toBe(false);
   });

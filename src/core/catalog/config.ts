@@ -211,54 +211,14 @@ export function secretPlace(at: { line?: number; word?: string }): string {
 /** Why a workspace keeps no file at `path` holding `text`, or undefined: text served whole (no config: servedAsConfig)
  *  that holds what looks like a secret by its shape, by the test push holds a file back by (review 250: a token in a
  *  doc was shown to every member, where push and remember_structured refused it). Named by line, as memory is. */
-export function secretKeptOut(path: string, text: string, before?: string): string | undefined {
+export function secretKeptOut(path: string, text: string): string | undefined {
   if (servedAsConfig(path, text)) return undefined;
-  // Where the file was there `before` (an append, a memlog entry), the lines the change adds are judged with what they
-  // are read under, each numbered as in the file: the rest were judged when they came (judged whole, a memlog append
-  // paid 30 ms at 190 KB).
-  const all = lines(text);
-  const judged = before === undefined ? all.map((_, i) => i) : withContext(all, lines(before));
-  const at = shapedSecretAt(judged.map((i) => all[i]).join("\n"));
+  // Judged whole, an append and a memlog entry too: a line a change adds or keeps can change how others read (review
+  // 306 and 308: a row under a `password` column far above, a value in a settings fence, a PuTTY key's two halves, a
+  // Gherkin block before a blank line all passed when only the added lines, or those with some context, were judged).
+  const at = shapedSecretAt(text);
   if (!at) return undefined;
-  const line = at.line ? judged[at.line - 1]! + 1 : at.line;
-  return `${path} would hold what looks like a secret${secretPlace({ ...at, line })}: a project's files are shown to its members and pulled with it, so keep the secret out. Nothing was written: replace it with a placeholder such as <your-token> (and say where the secret is kept).`;
-}
-
-/** Lines before an added one, in its block, judged with it (a memlog's entries are one block: bounded). */
-const CONTEXT_LINES = 64;
-
-/** The numbers of the lines of `all` that `before` does not hold (a line it holds n times, past its nth: an appended
- *  copy of a kept row is added), with the lines that change how they read: the first two of their block (a table's
- *  header and separator row, a key file's header), up to CONTEXT_LINES before them in it, and the fence they are in,
- *  opening and closing line (review 306: a row appended under a `password` column, a value in a settings fence, were
- *  judged alone and passed). In order; linear. */
-function withContext(all: string[], before: string[]): number[] {
-  const kept = new Map<string, number>();
-  for (const line of before) kept.set(line, (kept.get(line) ?? 0) + 1);
-  const judged = new Set<number>();
-  let block = 0;
-  let fence: { mark: string; at: number; holds: boolean } | undefined;
-  for (const [i, line] of all.entries()) {
-    if (!/\S/.test(line) && !fence) block = i + 1;
-    const marker = /^\s*(```+|~~~+)/.exec(line)?.[1];
-    if (fence && line.trim().startsWith(fence.mark)) {
-      if (fence.holds) judged.add(i);
-      fence = undefined;
-    } else if (!fence && marker) fence = { mark: marker, at: i, holds: false };
-    const left = kept.get(line) ?? 0;
-    if (left > 0) {
-      kept.set(line, left - 1);
-      continue;
-    }
-    for (let j = Math.max(block, i - CONTEXT_LINES); j <= i; j++) judged.add(j);
-    if (block <= i) judged.add(block);
-    if (block + 1 < i) judged.add(block + 1);
-    if (fence) {
-      judged.add(fence.at);
-      fence.holds = true;
-    }
-  }
-  return [...judged].sort((a, b) => a - b);
+  return `${path} would hold what looks like a secret${secretPlace(at)}: a project's files are shown to its members and pulled with it, so keep the secret out. Nothing was written: replace it with a placeholder such as <your-token> (and say where the secret is kept).`;
 }
 
 /** `"name": "value"` anywhere, as JSON or a Python dict in a note writes it, several on a line (`{"db_password":"…"}`).
