@@ -104,12 +104,23 @@ export class NodeRuntimeFs implements RuntimeFs {
 
   /** The one step every path given here takes: its names below its root as the disk spells them, so a script finds the
    *  user's `cafe\u0301/` by the name a model composes, `caf\u00e9/`, and makes no look-alike beside it (review 286);
-   *  two there that print alike are refused, as bmad-files refuses them. Then where it really is. A path in no root, or
-   *  with `..` (resolved through links, not by its text), is taken as given. */
+   *  two there that print alike are refused, as bmad-files refuses them. Then where it really is. A path in no root is
+   *  taken as given. */
   private async resolve(path: string): Promise<Resolved> {
     if (!path.startsWith("/")) throw refusal(`not an absolute path: ${path}`);
     const root = [...this.roots, ...this.named].find((r) => path.startsWith(r === "/" ? r : `${r}/`));
-    if (root === undefined || path !== posix.normalize(path)) return { path, real: await this.followLinks(path) };
+    if (root === undefined) return { path, real: await this.followLinks(path) };
+    if (path !== posix.normalize(path)) {
+      // `..` goes through links first, as Python's resolve() takes it; then the names below the root it lands in as the
+      // disk spells them (review 309: `x/../café` made the look-alike again).
+      const real = await this.followLinks(path);
+      const at = this.roots.find((r) => real.startsWith(r === "/" ? r : `${r}/`));
+      if (at === undefined) return { path, real };
+      const below = await this.onDisk(at, real.slice(at === "/" ? 1 : at.length + 1));
+      if (!below.ok) throw namingRefusal(below.error, "EINVAL");
+      const twin = below.value.twin;
+      return { path, real: await this.followLinks(join(at, below.value.rel)), ...(twin ? { twinRefused: twinRefusal(below.value.rel, twin) } : {}) };
+    }
     const found = await this.onDisk(root, path.slice(root === "/" ? 1 : root.length + 1));
     if (!found.ok) throw namingRefusal(found.error, "EINVAL");
     const { rel, twin } = found.value;

@@ -357,6 +357,12 @@ describe("bmad-run", () => {
     const twin = await memlog("CAF\u00c9", "init");
     expect(twin.text).toMatch(/OSError: Cannot put a file at _bmad-output\/CAF\u00c9(\/.memlog.md)?: _bmad-output\/cafe\u0301 is there/);
     expect(readdirSync(join(dir, "_bmad-output")).filter((name) => name.normalize().toLowerCase() === "caf\u00e9")).toEqual(["cafe\u0301"]);
+    // Through a `..` as well (review 309): the same folder, the same refusal.
+    const dotted = await memlog("x/../r\u00e9sum\u00e9", "append", "--text", '"through dots"');
+    expect(dotted.out?.exit_code, dotted.text).toBe(0);
+    expect(readFileSync(join(dir, "_bmad-output/re\u0301sume\u0301/.memlog.md"), "utf8")).toContain("- through dots\n");
+    expect((await memlog("x/../CAF\u00c9", "init")).text).toMatch(/Cannot put a file at _bmad-output\/CAF\u00c9/);
+    expect(readdirSync(join(dir, "_bmad-output")).filter((name) => name.normalize().toLowerCase() === "caf\u00e9" || name.normalize() === "r\u00e9sum\u00e9").sort()).toEqual(["cafe\u0301", "re\u0301sume\u0301"]);
   });
 
   it("moves a card while another program saves the sprint file, as BMAD's Python does, keeping its every save (review 226)", async () => {
