@@ -1,11 +1,12 @@
 // Seed 000's priority chain for local trees: project > --path (each, in the order given) > BMAD_ROOT >
 // ~/.bmad (> the embedded bundle). Roots the user named (--path, --project) are marked explicit: one that
 // yields nothing stops the bridge at start-up; the implicit ones are skipped with a warning.
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { SKIP_DIRS } from "../compiler/files.js";
 import { isGitLocation, parseGitSpec } from "../compiler/git.js";
+import { csv } from "../compiler/parse.js";
 import type { LocalSource } from "./local-bundle.js";
 import type { Result } from "../core/result.js";
 
@@ -100,18 +101,34 @@ function watchedFolders(root: string, trees: string[]): string[] {
   return found;
 }
 
-/** Whether the project's only BMAD folder is _bmad/, a skills install (its skill manifest), with no skill in it or in
- *  an IDE's skills/ beside it: every row the manifest lists would be missing (review 300: a pulled workspace named with
- *  --project stopped the bridge, one warning per skill). */
+/** Whether the project's only BMAD folder is _bmad/, a skills install (its skill manifest), with none of the skills it
+ *  lists there: not in _bmad/, nor in an IDE's skills/ folder by its name (review 300: a pulled workspace named with
+ *  --project stopped the bridge, one warning per skill; review 309: so did one with the user's own skills beside it). */
 function skillsElsewhere(project: string): boolean {
-  if (isDir(join(project, "bmad")) || isDir(join(project, ".bmad-core")) || !existsSync(join(project, "_bmad/_config/skill-manifest.csv"))) return false;
-  if (readdirSync(project).some((name) => name.startsWith(".") && !SKIP_DIRS.has(name) && isDir(join(project, name, "skills")))) return false;
-  return !holdsSkill(join(project, "_bmad"));
+  const manifest = join(project, "_bmad/_config/skill-manifest.csv");
+  if (isDir(join(project, "bmad")) || isDir(join(project, ".bmad-core")) || !existsSync(manifest) || statSync(manifest).size > MAX_MANIFEST_BYTES) return false;
+  const rows = csv(readFileSync(manifest, "utf8"));
+  if (!rows.ok) return false;
+  const names = [...new Set(rows.value.map((r) => r.name || r.canonicalId || ""))].filter((n) => PLAIN_NAME.test(n)).slice(0, MAX_LISTED_SKILLS);
+  const ides = readdirSync(project).filter((name) => name.startsWith(".") && !SKIP_DIRS.has(name) && isDir(join(project, name, "skills")));
+  return !ides.some((ide) => names.some((n) => existsSync(join(project, ide, "skills", n, "SKILL.md")))) && !holdsSkill(join(project, "_bmad"));
 }
 
-/** Whether a SKILL.md is anywhere below `dir` (stops at the first; links not followed). */
+/** A manifest past this is no pulled workspace's (a few KB): the tree reader judges it. */
+const MAX_MANIFEST_BYTES = 1 << 20;
+const MAX_LISTED_SKILLS = 1000;
+const PLAIN_NAME = /^(?!\.\.?$)[\w.-]+$/;
+
+/** Whether a SKILL.md is anywhere below `dir` (stops at the first; links not followed; a folder that cannot be read,
+ *  or went meanwhile, holds none). */
 function holdsSkill(dir: string): boolean {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return false;
+  }
+  for (const entry of entries) {
     if (entry.isFile() && entry.name === "SKILL.md") return true;
     if (entry.isDirectory() && !SKIP_DIRS.has(entry.name) && holdsSkill(join(dir, entry.name))) return true;
   }

@@ -18,7 +18,7 @@ export function readTree(ctx: ReadContext): TreeContent {
   const content = detectAndRead(ctx);
   // A named tree that serves nothing is a mistake to report, not an empty layer to build quietly.
   if (!content.records.length) {
-    throw new Error(`The BMAD tree in ${ctx.tree.label()} (${content.layout}) yields no agents, workflows, tasks or skills. Point at an installed project's folder or a module's source.`);
+    throw new Error(`The BMAD tree in ${ctx.tree.label()} (${content.layout}) yields no agents, workflows, tasks or skills. Point at an installed project's folder or a module's source`);
   }
   addKnowledge(content);
   return servable(content, ctx.warn);

@@ -196,6 +196,12 @@ describe("against the real Worker", () => {
     const asProject = await cli(["--project", dir, "--test"]);
     expect(asProject.code, asProject.stdout).toBe(0);
     expect(asProject.stdout).toMatch(/PASS: ready to serve\n$/);
+    // So it is beside the user's own skills, none of them BMAD's (review 309).
+    mkdirSync(join(dir, ".claude/skills/my-notes"), { recursive: true });
+    writeFileSync(join(dir, ".claude/skills/my-notes/SKILL.md"), "---\nname: my-notes\ndescription: Notes.\n---\nTake notes.\n");
+    const beside = await cli(["--project", dir, "--test"]);
+    expect(beside.code, beside.stdout).toBe(0);
+    rmSync(join(dir, ".claude/skills"), { recursive: true });
 
     // Nothing new on the remote: the change Python made here is kept for push, and so is a pulled file replaced here by
     // a folder of its name, or by a file where its folder was (review 162: "in the way", at every pull).
