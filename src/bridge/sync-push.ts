@@ -247,7 +247,7 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       continue;
     }
     if (synced?.redacted) {
-      refusals.push({ path, reason: "changed or deleted here, but the remote served it altered (without its secret-looking keys, or with bytes that are not UTF-8 shown as \uFFFD), so pushing would lose what it left out", fix: `restore the pulled copy (${o.again("pull", true)}); no tool changes a file that holds secrets, so to replace the remote's, its owner deletes it there (bmad-files delete) and you push yours, without secrets, again` });
+      refusals.push({ path, reason: "changed or deleted here, but the remote served it altered (without its secret-looking keys, or with bytes that are not UTF-8 shown as \uFFFD), so pushing would lose what it left out", fix: `restore the pulled copy (${o.again("pull", true)}); to replace the remote's, its owner deletes it there (bmad-files delete) and you push yours again (without secrets, and as UTF-8 text)` });
       continue;
     }
     // What the remote takes no tool's change to (BMAD's scripts and install record, which an install or upgrade here

@@ -210,11 +210,13 @@ export class RemoteWorkspace {
     if (bytes.length > MAX_FILE_BYTES) return { ok: false, error: `${path}: the remote sent ${bytes.length} bytes; a workspace file holds at most 1 MiB.` };
     // Text that is not the file's bytes, pulled as served and never pushed back: a config without its secrets, or a
     // file that is not UTF-8 (its digest is of bytes no text carries).
-    const altered = meta.data.redacted === true || meta.data.not_utf8 === true;
-    if (!meta.data.not_utf8 && sha256(meta.data.redacted ? served : bytes) !== meta.data.sha256) return { ok: false, error: `${path}: the remote's copy changed while it was read (what it sent is not what its digest names); nothing was written: pull again.` };
+    // Not UTF-8 only where the text shows it (U+FFFD): a bare claim turns no digest check off (review 309).
+    const notUtf8 = meta.data.not_utf8 === true && served.includes("\uFFFD");
+    const altered = meta.data.redacted === true || notUtf8;
+    if (!notUtf8 && sha256(meta.data.redacted ? served : bytes) !== meta.data.sha256) return { ok: false, error: `${path}: the remote's copy changed while it was read (what it sent is not what its digest names); nothing was written: pull again.` };
     // Named as the server names them; one it names otherwise is "another member", for all the bridge can tell.
     const others = (meta.data.others ?? []).slice(0, 50).map((o) => OTHER.safeParse(o)).map((o) => (o.success ? o.data : { by: "another member", lines: "some" }));
-    return { ok: true, value: { path, version: meta.data.version, bytes, redacted: altered, ...(meta.data.not_utf8 ? { notUtf8: true } : {}), ...(meta.data.author ? { author: meta.data.author } : {}), byOthers: others.length > 0 || meta.data.changed_by_other === true, ...(others.length ? { others } : {}) } };
+    return { ok: true, value: { path, version: meta.data.version, bytes, redacted: altered, ...(notUtf8 ? { notUtf8: true } : {}), ...(meta.data.author ? { author: meta.data.author } : {}), byOthers: others.length > 0 || meta.data.changed_by_other === true, ...(others.length ? { others } : {}) } };
   }
 
   /** The file's version on the remote now (0: there is none), by a listing of its path alone: what a refused read or

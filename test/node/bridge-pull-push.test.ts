@@ -468,7 +468,7 @@ describe("against the real Worker", () => {
     expect(pushed.code).toBe(1);
     expect(pushed.stderr).toContain(`  ${CUSTOM}: changed or deleted here, but the remote served it altered (without its secret-looking keys, or with bytes that are not UTF-8 shown as \uFFFD), so pushing would lose what it left out.\n    fix: restore the pulled copy`);
     // No tool changes it on the remote (bmad-files refuses every change of it): its owner deletes it there.
-    expect(pushed.stderr).toContain("its owner deletes it there (bmad-files delete) and you push yours, without secrets, again.");
+    expect(pushed.stderr).toContain("its owner deletes it there (bmad-files delete) and you push yours again (without secrets, and as UTF-8 text).");
     expect((await files({ action: "history", path: CUSTOM })).structured.versions[0].version).toBe(2); // untouched
   }, 60_000);
 
@@ -1407,9 +1407,15 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
 it("pulls a file that is not UTF-8 as served, saying so, not as a file that held secrets", async () => {
   const doc = "_bmad-output/notes.md";
   const target = fakeDir();
-  const out = await cli(["pull", "--remote", await startFake([doc], { notUtf8: [doc], digests: new Map([[doc, "1".repeat(64)]]) }), "--project", "x", "--dir", target]);
+  const out = await cli(["pull", "--remote", await startFake([doc], { notUtf8: [doc], contents: new Map([[doc, "caf\uFFFD\n"]]), digests: new Map([[doc, "1".repeat(64)]]) }), "--project", "x", "--dir", target]);
   expect(out.code, out.stderr).toBe(0);
   expect(out.stdout).toContain(`added    ${doc} (served altered: bytes that are not UTF-8 shown as \uFFFD; push leaves it alone)\n`);
+  // A claim the text does not bear out (no U+FFFD in it) turns no digest check off (review 309).
+  const claimed = fakeDir();
+  const bare = await cli(["pull", "--remote", await startFake([doc], { notUtf8: [doc], digests: new Map([[doc, "1".repeat(64)]]) }), "--project", "x", "--dir", claimed]);
+  expect(bare.code).toBe(1);
+  expect(bare.stderr).toContain("the remote's copy changed while it was read");
+  expect(readdirSync(claimed)).toEqual([]);
 });
 
 it("stops at a read whose text is not what its digest names, as no file served altered, writing nothing (review 300)", async () => {
