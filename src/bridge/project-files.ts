@@ -8,7 +8,7 @@ import { projectContext } from "../core/memory/project-context.js";
 import { readConfinedText, resolveConfined } from "./confined-fs.js";
 import { runBounded } from "./run-bounded.js";
 import { pulledOthers } from "./sync-state.js";
-import { othersNote } from "../core/workspace/line-authors.js";
+import { othersNamed } from "../core/workspace/line-authors.js";
 import type { Result } from "../core/result.js";
 import { CONTRACT_SCRIPT } from "../core/runtime/project.js";
 
@@ -55,7 +55,7 @@ export class LocalProjectFiles implements ProjectFiles {
       if (!file.ok) return { ok: false, missing: file.code === "missing", error: file.error };
       // A file pulled from a shared workspace names whoever else wrote it, as the remote did (review 92).
       const others = await pulledOthers(this.root, rel, createHash("sha256").update(file.text).digest("hex"));
-      return { ok: true, text: file.text, ...(others ? { by: othersNote(others) } : {}) };
+      return { ok: true, text: file.text, ...(others ? { by: othersNamed(others) } : {}) };
     }, section, remembers);
   }
 }

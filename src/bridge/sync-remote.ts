@@ -44,7 +44,7 @@ const AUTHOR = z.string().min(1).max(300).refine(isOneLine).optional().catch(und
  *  file starts with a byte order mark, which the text served leaves out. */
 const READ = z.object({ path: z.string(), version: z.number().int().min(1), sha256: z.string(), redacted: z.boolean().optional(), not_utf8: z.boolean().optional(), bom: z.boolean().optional(), author: AUTHOR, others: z.array(z.unknown()).optional(), changed_by_other: z.boolean().optional() });
 /** A line author as the server names one: their label (one line) and the lines, or "all" or "some". */
-const OTHER = z.object({ by: z.string().min(1).max(300).refine(isOneLine), lines: z.string().max(4000).regex(/^(all|some|[\d, -]+( \(ranges joined\))?)$/) });
+const OTHER = z.object({ by: z.string().min(1).max(300).refine(isOneLine), lines: z.string().max(4000).regex(/^(all|some|[\d, -]+( \(ranges joined\))?)$/), with_you: z.literal(true).optional() });
 const WRITTEN = z.object({ version: z.number().int().min(1) });
 /** A file's versions, newest first; `sha256` is of the stored bytes, given of any but a config file's or one whose
  *  content is gone (`pruned`). */

@@ -54,7 +54,7 @@ export interface SyncState {
 }
 
 const SHA256 = z.string().regex(/^[0-9a-f]{64}$/);
-const OTHERS = z.array(z.object({ by: z.string().min(1).max(300), lines: z.string().max(4000) }).strict()).min(1).max(50);
+const OTHERS = z.array(z.object({ by: z.string().min(1).max(300), lines: z.string().max(4000), with_you: z.literal(true).optional() }).strict()).min(1).max(50);
 /** The longest names of a memory's other writers the state keeps (SyncedFile.memories_by). */
 export const MAX_MEMORY_BY_CHARS = 1000;
 /** A path as the workspace takes one: a hand-edited `../outside.md` is refused here, naming this file, rather than at
@@ -229,5 +229,5 @@ export async function pulledOthers(dir: string, path: string, sha256: string): P
  *  bytes, "some" of each once they changed here. */
 function othersAt(file: SyncedFile, sha256: string): ByOthers | undefined {
   if (!file.others) return undefined;
-  return file.sha256 === sha256 ? file.others : file.others.map((o) => ({ by: o.by, lines: "some" }));
+  return file.sha256 === sha256 ? file.others : file.others.map((o) => ({ ...o, lines: "some" }));
 }

@@ -32,7 +32,7 @@ function showBoard(result: ToolResult): void {
   };
   show(
     root,
-    h("header", {}, h("h1", {}, `Sprint board · ${board.project}`), h("p", { class: "meta" }, `${board.path} · version ${board.version}${board.others ? ` · written by others, not you: ${board.others}` : ""}${board.access === "read" ? " · read access" : ""}`)),
+    h("header", {}, h("h1", {}, `Sprint board · ${board.project}`), h("p", { class: "meta" }, `${board.path} · version ${board.version}${board.others ? ` · ${board.others}` : ""}${board.access === "read" ? " · read access" : ""}`)),
     ...board.epics.map((e) =>
       h("section", { class: "epic", "data-epic": e.epic }, h("h2", {}, `${e.epic}${e.status ? ` · ${e.status}` : ""}`),
         h("div", { class: "columns" }, ...board.columns.map((c) => h("div", { class: "column", "data-status": c }, h("h3", {}, c), ...e.stories.filter((s) => s.status === c).map(card)))))),

@@ -89,7 +89,7 @@ function heading(doc: DocData, byOthers: string | undefined): string {
   if (doc.commit) return `at commit ${doc.commit.slice(0, 12)}`;
   if (doc.deleted) return "deleted: not in the project now; restore a kept copy to bring it back";
   const which = doc.history === "versions" ? `version ${doc.version}${earlierThan(doc.version, currentVersion(doc))}` : `${doc.size} bytes`;
-  return [which, doc.author, when(doc.updated_at, doc.updated_at_local), byOthers && `written by others, not you: ${byOthers}`].filter(Boolean).join(" · ");
+  return [which, doc.author, when(doc.updated_at, doc.updated_at_local), byOthers].filter(Boolean).join(" · ");
 }
 
 /** A document's text as the view shows and compares it: a version from git keeps its byte order mark (its bytes, for a

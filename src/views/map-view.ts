@@ -32,7 +32,7 @@ function showMap(result: ToolResult): void {
       h("button", { class: "open", click: () => void open(a.path) }, a.path),
       a.status ? h("span", { class: `status status-${a.status.replace(/[^a-z-]/gi, "")}` }, a.status) : null,
       // A project folder's file has no author (the bridge cannot know who wrote it).
-      h("span", { class: "meta" }, ` ${[`v${a.version}`, a.author, when(a.updated_at, a.updated_at_local), a.others && `written by others, not you: ${a.others}`].filter(Boolean).join(" · ")}`));
+      h("span", { class: "meta" }, ` ${[`v${a.version}`, a.author, when(a.updated_at, a.updated_at_local), a.others].filter(Boolean).join(" · ")}`));
   show(
     root,
     h("header", {}, h("h1", {}, `Project ${map.project}`),
@@ -46,7 +46,7 @@ function showMap(result: ToolResult): void {
         p.artifacts.length ? h("ul", { class: "artifacts" }, ...p.artifacts.map(artifact)) : h("p", { class: "note" }, "Nothing written yet.")))),
     map.other.length ? h("section", { class: "other" }, h("h2", {}, "Other documents"), h("ul", { class: "artifacts" }, ...map.other.map(artifact))) : null,
     map.more ? h("p", { class: "note" }, `${map.more} more documents not shown.`) : null,
-    map.memlogs.length ? h("section", { class: "memlogs" }, h("h2", {}, "Latest memlog entries"), ...map.memlogs.map((m) => h("div", {}, h("h3", {}, `${m.path} · ${when(m.updated_at, m.updated_at_local)}${m.others ? ` · written by others, not you: ${m.others}` : ""}`), h("ul", {}, ...m.entries.map((e) => h("li", {}, e)))))) : null,
+    map.memlogs.length ? h("section", { class: "memlogs" }, h("h2", {}, "Latest memlog entries"), ...map.memlogs.map((m) => h("div", {}, h("h3", {}, `${m.path} · ${when(m.updated_at, m.updated_at_local)}${m.others ? ` · ${m.others}` : ""}`), h("ul", {}, ...m.entries.map((e) => h("li", {}, e)))))) : null,
   );
 }
 

@@ -318,7 +318,7 @@ export class WorkspaceProject extends DurableObject {
     const others = this.files.byOthers(path, personOf(caller), version, data);
     if (!others.length) return byOther;
     const unnumbered = (access !== "owner" && isConfigShaped(path)) || this.servedRedacted(path, version);
-    return { others: unnumbered ? others.map((o) => ({ by: o.by, lines: o.lines === "all" ? "all" : "some" })) : others, ...byOther };
+    return { others: unnumbered ? others.map((o) => ({ ...o, lines: o.lines === "all" ? "all" : "some" })) : others, ...byOther };
   }
 
   /** Whether `path` (its head, or `version`) is served without some of its lines (config.ts servedFile). */

@@ -666,7 +666,7 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
  *  1,000 a listing, or `page`), and with whatever paths it is given: a hostile one. `vanish`: files another member
  *  deletes as they are read; `raceWrites`: files another member writes first, as they are written; `raceDeletes`: files
  *  another member deletes first, as they are deleted; `digests`: the sha256 a read names, where it is not of the text sent. */
-async function startFake(paths: string[], opts: { endless?: boolean; digests?: Map<string, string>; notUtf8?: string[]; page?: number; contents?: Map<string, string>; versions?: Map<string, number>; written?: string[]; refuseWrites?: string[]; raceWrites?: string[]; raceDeletes?: string[]; stallWrites?: () => void; refuseReads?: string; vanish?: string[]; byOthers?: string[]; othersLines?: Map<string, string>; others?: Map<string, Array<{ by: string; lines: string }>>; changedByOther?: string[]; port?: number } = {}): Promise<string> {
+async function startFake(paths: string[], opts: { endless?: boolean; digests?: Map<string, string>; notUtf8?: string[]; page?: number; contents?: Map<string, string>; versions?: Map<string, number>; written?: string[]; refuseWrites?: string[]; raceWrites?: string[]; raceDeletes?: string[]; stallWrites?: () => void; refuseReads?: string; vanish?: string[]; byOthers?: string[]; othersLines?: Map<string, string>; others?: Map<string, Array<{ by: string; lines: string; with_you?: true }>>; changedByOther?: string[]; port?: number } = {}): Promise<string> {
   // Listed as `paths` holds them at each call: a test may change them between pulls.
   const answer = (args: Record<string, unknown>) => {
     const path = String(args.path ?? "**");
@@ -836,7 +836,9 @@ it("says here whose lines a pulled file holds, as the remote said: in reads, the
   ]);
   const theirLine = contents.get(memories)!.split("\n").indexOf(line(theirs, "We store all API keys in _bmad-output/keys.md.")) + 1;
   const target = fakeDir();
-  const fake = await startFake([memories, context, "_bmad-output/plan.md"], { contents, byOthers: [context], othersLines: new Map([[memories, `${theirLine}`]]) });
+  // Lines the user wrote with another are told apart, as the remote told them (review 305).
+  const spine = "_bmad-output/spine.md";
+  const fake = await startFake([memories, context, "_bmad-output/plan.md", spine], { contents, byOthers: [context], othersLines: new Map([[memories, `${theirLine}`]]), others: new Map([[spine, [{ by: "mallory@example.com", lines: "all", with_you: true }]]]) });
   const out = await cli(["pull", "--remote", fake, "--project", "x", "--dir", target]);
   expect(out.code, out.stderr).toBe(0);
   const here = await connectBridge(bridge, target, { args: ["--toolsets", "default,memory"], home: tmp.dir });
@@ -844,6 +846,7 @@ it("says here whose lines a pulled file holds, as the remote said: in reads, the
     const call = async (name: string, args: Record<string, unknown>) => here.client.callTool({ name, arguments: args });
     expect(toolText(await call("bmad-files", { action: "read", path: context }))).toMatch(/^\[_bmad\/_memory\/shared-context\.md, [^\n]*; written by others, not you: mallory@example\.com \(all\)\]/);
     expect((await call("get_project_context", {})).structuredContent).toMatchObject({ last_changed_by_others: { [context]: "mallory@example.com (all)" } });
+    expect(toolText(await call("bmad-files", { action: "read", path: spine })).split("\n")[0]).toMatch(/; written with others too: mallory@example\.com \(all lines, with you\)\]$/);
     const recalled = toolText(await call("recall_structured", { query: "API keys HTTPS", limit: 10 }));
     expect(recalled).toContain(`(${theirs}, by "mallory@example.com", not you)`);
     expect(recalled).toContain(`(${mine})`);

@@ -7,7 +7,7 @@ import { TOOL } from "../surface/names.js";
 import type { WorkspaceFiles } from "../workspace/store.js";
 import { cutAt, lines } from "../lines.js";
 import { count } from "../count.js";
-import { othersNote } from "../workspace/line-authors.js";
+import { othersNamed } from "../workspace/line-authors.js";
 import { MEMORY_DIR, PROJECT_CONTEXT_FILE, SHARED_CONTEXT_FILE } from "./files.js";
 import type { MemResult } from "./model.js";
 import type { Result } from "../result.js";
@@ -20,7 +20,7 @@ export type ContextRead = Result<{ text: string; by?: string }, { missing: boole
 export function workspaceReader(files: WorkspaceFiles): (rel: string) => Promise<ContextRead> {
   return async (rel) => {
     const read = await files.read(rel);
-    const by = read.ok && read.value.others?.length ? othersNote(read.value.others) : undefined;
+    const by = read.ok && read.value.others?.length ? othersNamed(read.value.others) : undefined;
     if (read.ok) return { ok: true, text: new TextDecoder().decode(read.value.data), ...(by ? { by } : {}) };
     return { ok: false, missing: read.kind === "not_found", error: read.error };
   };

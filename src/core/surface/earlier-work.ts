@@ -230,7 +230,7 @@ async function namedDocuments(runtime: ProjectRuntime, found: string[], roots: s
   const [leading] = leadingAndWorking(read, roots, (path) => statusOf.get(path) !== undefined);
   const leads = new Set(leading);
   const shown = [...eachFolderInTurn(withStatus.filter((f) => leads.has(f.path))), ...eachFolderInTurn(withStatus.filter((f) => !leads.has(f.path)))].slice(0, SHOWN);
-  const listed = shown.map((f) => `${codeSpan(f.path)}${f.status ? ` (status: ${JSON.stringify(f.status)})` : ""}${f.by ? ` (written by others, not you: ${JSON.stringify(othersNote(f.by).slice(0, 120))})` : ""}`).join(", ");
+  const listed = shown.map((f) => `${codeSpan(f.path)}${f.status ? ` (status: ${JSON.stringify(f.status)})` : ""}${f.by ? ` (${othersNote(f.by, (names) => JSON.stringify(names.slice(0, 120)))})` : ""}`).join(", ");
   const named = new Set(shown.map((f) => f.path));
   const left = files.filter((path) => !named.has(path));
   // Not said to be from earlier phases: BMAD's catalog gives every planning phase's output one folder, and its phase

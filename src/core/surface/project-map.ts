@@ -20,7 +20,8 @@ const FRONTMATTER_BYTES = 4096;
 const MEMLOG_TAIL_BYTES = 16 * 1024;
 const ANYTIME = "anytime";
 
-/** `others`: who other than the caller wrote lines of it, and which (othersNote): a collaborator's text is named.
+/** `others`: who other than the caller wrote lines of it, and which, as every answer says it (othersNote): a
+ *  collaborator's text is named.
  *  `updated_at_local`: on the bridge, the time as its answers show it (withShownTime). */
 export interface MapArtifact { path: string; status?: string; version: number; updated_at: string; updated_at_local?: string; author?: string; others?: string }
 export interface MapWorkflow { skill: string; title: string; required: boolean; outputs: string; done: boolean }

@@ -74,11 +74,11 @@ export function othersLayers(runtime: ProjectRuntime): string[] {
   // One note for the files the same people wrote (review 188: four of a create's config files, four long notes a render).
   const byNote = new Map<string, string[]>();
   for (const [path, who] of runtime.writtenByOthers ?? []) {
-    const note = JSON.stringify(othersNote(who).slice(0, 200));
+    const note = othersNote(who, (names) => JSON.stringify(names.slice(0, 200)));
     byNote.set(note, [...(byNote.get(note) ?? []), path]);
   }
   const files = [...byNote].map(([note, paths]) =>
-    `${paths.join(", ")} ${paths.length > 1 ? "hold" : "holds"} lines another member wrote, not you (${note}): what they add here (steps, facts, values) is that collaborator's, not BMAD's or your user's. ${follow}`);
+    `${paths.join(", ")} ${paths.length > 1 ? "hold" : "holds"} lines another member wrote (${note}): what they add here (steps, facts, values) is that collaborator's, not BMAD's or your user's. ${follow}`);
   const byWho = new Map<string, string[]>();
   for (const { key, who } of runtime.answersByOthers ?? []) byWho.set(who, [...(byWho.get(who) ?? []), key]);
   // A name is a person's: BMAD keeps user_name in each user's own file, a workspace in one (review 188: Bob was greeted

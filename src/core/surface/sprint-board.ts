@@ -36,7 +36,7 @@ export interface Board {
   epics: Array<{ epic: string; status: string; stories: Array<{ key: string; status: string; written?: string }> }>;
   /** What the board leaves out past its caps. */
   hidden?: { epics: number; stories: number };
-  /** Who other than the caller wrote lines of the file, and which (othersNote): a collaborator's story keys and
+  /** Who other than the caller wrote lines of the file, and which, as every answer says it (othersNote): a collaborator's story keys and
    *  statuses are named as theirs, as every other answer names them (review 53). */
   others?: string;
 }

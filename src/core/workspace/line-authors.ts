@@ -21,8 +21,9 @@ export interface LineAuthors {
 }
 
 /** Lines written by someone other than the reader: each such person and the lines ("all", "3-5, 9", or "some"
- *  where the numbers are not told). */
-export type ByOthers = Array<{ by: string; lines: string }>;
+ *  where the numbers are not told); `with_you`: lines the reader is among the authors of too (a person can be named
+ *  twice, once for each). */
+export type ByOthers = Array<{ by: string; lines: string; with_you?: true }>;
 
 export const samePerson = (a: Person, b: Person): boolean => (a.id !== undefined && b.id !== undefined ? a.id === b.id : a.label === b.label);
 
@@ -340,31 +341,39 @@ export function droppedBy(before: string, authors: LineAuthors, after: string | 
   return [...who].map((i) => authors.people[i]!).filter((p) => !samePerson(p, reader));
 }
 
-/** The lines each person other than `reader` wrote, or took part in. */
+/** The lines each person other than `reader` wrote, or took part in: those the reader took part in too apart (review
+ *  305: Alice's rewrite of a file Bob seeded, credited to both, was told to her as "not you"). Given `text`, blank
+ *  lines are left out: they carry no one's words (review 305: Bob was named for blank lines 20 and 23). */
 export function byOthers(authors: LineAuthors, reader: Person, text?: string): ByOthers {
   // Numbered as a reader counts lines (at `\n`), where the text breaks lines elsewhere too (review 50: five `\x1e`
   // in a writer's line moved every number after it).
   const shown = text === undefined ? undefined : shownNumbers(text);
-  const ranges = new Map<number, Array<[number, number]>>();
-  let line = 1;
-  let total = 0;
+  const split = text === undefined ? undefined : splitLines(text);
+  const isReader = authors.people.map((p) => samePerson(p, reader));
+  // Keyed by person and whether the reader took part: `${index}` or `${index}+`.
+  const ranges = new Map<string, { i: number; withYou: boolean; list: Array<[number, number]> }>();
+  const written: Array<[number, number]> = [];
+  const add = (list: Array<[number, number]>, n: number) => {
+    const last = list[list.length - 1];
+    if (last && last[1] >= n - 1) last[1] = Math.max(last[1], n);
+    else list.push([n, n]);
+  };
+  let line = 0;
   for (const [count, who] of authors.runs) {
-    const [from, to] = shown ? [shown[line - 1] ?? line, shown[line + count - 2] ?? line + count - 1] : [line, line + count - 1];
-    for (const i of who) {
-      if (samePerson(authors.people[i]!, reader)) continue;
-      const list = ranges.get(i) ?? ranges.set(i, []).get(i)!;
-      const last = list[list.length - 1];
-      if (last && last[1] >= from - 1) last[1] = Math.max(last[1], to);
-      else list.push([from, to]);
+    const withYou = who.some((i) => isReader[i]);
+    for (let k = 0; k < count; k++, line++) {
+      if (split && !hasText(split[line] ?? "")) continue;
+      const n = shown?.[line] ?? line + 1;
+      add(written, n);
+      for (const i of who) {
+        if (isReader[i]) continue;
+        const key = withYou ? `${i}+` : `${i}`;
+        add((ranges.get(key) ?? ranges.set(key, { i, withYou, list: [] }).get(key)!).list, n);
+      }
     }
-    line += count;
-    total += count;
   }
-  const lastShown = shown ? (shown[total - 1] ?? total) : total;
-  return [...ranges].map(([i, list]) => ({
-    by: authors.people[i]!.label,
-    lines: list.length === 1 && list[0]![0] === 1 && list[0]![1] === lastShown ? "all" : shownRanges(list),
-  }));
+  const isAll = (list: Array<[number, number]>) => list.length === written.length && list.every(([from, to], j) => from === written[j]![0] && to === written[j]![1]);
+  return [...ranges.values()].map(({ i, withYou, list }) => ({ by: authors.people[i]!.label, lines: isAll(list) ? "all" : shownRanges(list), ...(withYou ? { with_you: true as const } : {}) }));
 }
 
 /** Breaks a reader does not count as lines (all but `\n` and `\r\n`). */
@@ -421,24 +430,33 @@ function shownRanges(list: Array<[number, number]>): string {
   return `${show(joined)} (ranges joined)`;
 }
 
-/** Who of `others` wrote any of lines `from` to `to` (counted from 1), named as othersNote names them, or undefined:
- *  "some" and joined ranges name more than the truth, never less. */
+/** Who of `others` wrote any of lines `from` to `to` (counted from 1), each named once, or undefined: "some" and
+ *  joined ranges name more than the truth, never less. */
 export function othersOn(others: ByOthers, from: number, to: number): string | undefined {
   const on = others.filter((o) => o.lines === "all" || o.lines === "some" || [...o.lines.matchAll(/(\d+)(?:-(\d+))?/g)].some((m) => Number(m[1]) <= to && from <= Number(m[2] ?? m[1])));
-  return on.length ? on.map((o) => o.by).join(", ") : undefined;
+  return on.length ? [...new Set(on.map((o) => o.by))].join(", ") : undefined;
 }
 
-/** `others` as a short note: `writer@example.com (lines 3-5), bob (all)`. */
-export const othersNote = (others: ByOthers): string => others.map((o) => `${o.by} (${o.lines === "all" || o.lines === "some" ? o.lines : `lines ${o.lines}`})`).join(", ");
+/** Each of `others` with their lines: `bob (lines 3-5), carol (all lines, with you)`. */
+export const othersNamed = (others: ByOthers): string =>
+  others.map((o) => `${o.by} (${o.lines === "all" && o.with_you ? "all lines" : o.lines === "all" || o.lines === "some" ? o.lines : `lines ${o.lines}`}${o.with_you ? ", with you" : ""})`).join(", ");
+
+/** How every answer says who else wrote a file: the lines only others wrote apart from those the reader wrote with
+ *  them (review 305). `show` prints each list of names: quoted where the note is read among a skill's steps. */
+export function othersNote(others: ByOthers, show = (names: string) => names): string {
+  const alone = others.filter((o) => !o.with_you);
+  const withYou = others.filter((o) => o.with_you);
+  return [alone.length && `written by others, not you: ${show(othersNamed(alone))}`, withYou.length && `written with others too: ${show(othersNamed(withYou))}`].filter(Boolean).join("; ");
+}
 
 /** The clause a file's answer header ends with where others wrote some of it; none where the header's "by" (the last
  *  author) already says it all. */
 export const othersClause = (others: ByOthers | undefined, lastAuthor: string | undefined): string => othersSuffix(othersBeyond(others, lastAuthor));
 
-/** othersNote, or none where the last author (named already) wrote it all. */
+/** othersNote, or none where the last author (named already) wrote it all, the reader none of it. */
 export function othersBeyond(others: ByOthers | undefined, lastAuthor: string | undefined): string | undefined {
-  return !others?.length || (others.length === 1 && others[0]!.by === lastAuthor && others[0]!.lines === "all") ? undefined : othersNote(others);
+  return !others?.length || (others.length === 1 && others[0]!.by === lastAuthor && others[0]!.lines === "all" && !others[0]!.with_you) ? undefined : othersNote(others);
 }
 
 /** The clause for a note made already (othersNote), or none. */
-export const othersSuffix = (note: string | undefined): string => (note ? `; written by others, not you: ${note}` : "");
+export const othersSuffix = (note: string | undefined): string => (note ? `; ${note}` : "");
