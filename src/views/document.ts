@@ -12,7 +12,7 @@ import { bidiNote, frontmatterFields, renderMarkdown, splitFrontmatter, writeOut
 
 const CONTEXT = 3;
 
-/** `at_local`, `updated_at_local`: on the bridge, the time as its answers show it (its machine's clock). */
+/** `at_local`, `updated_at_local`: the time as the answers show it (the bridge: its machine's clock; a workspace: its project's zone). */
 interface Version { version: number; op: string; author?: string; at: string; at_local?: string; size?: number; restored_from?: number; pruned?: boolean; purged?: boolean }
 interface Commit { commit: string; author: string; at: string; at_local?: string; subject: string }
 interface DocData { project: string; path: string; version: number; current_version?: number; author?: string; size: number; updated_at: string; updated_at_local?: string; not_utf8?: true; access?: "read" | "write"; older?: number; next?: number | string; history: string; versions?: Version[]; kept?: Version[]; kept_more?: true; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers; restorable?: false; restore_note?: string; deleted?: true }

@@ -19,8 +19,9 @@ export function show(root: HTMLElement, ...children: Child[]): void {
 
 export const errorBox = (text: string) => h("p", { class: "error", role: "alert" }, text);
 
-/** A time as the text answers show it: the bridge's on its machine's clock, as the answer gives it beside the UTC one
- *  (`local`: "2026-11-30T13:52:57+05:30" -> "2026-11-30 13:52"), elsewhere UTC, said so ("2026-11-30T08:22:57.000Z"
- *  -> "2026-11-30 08:22 UTC"); to the second where `seconds` (review 281: the bridge's read UTC, unlabelled). */
+/** A time as the text answers show it, as the answer gives it beside the UTC one: a workspace's whole, in its
+ *  project's zone ("2026-11-30 00:22 (UTC-08:00)"); the bridge's on its machine's clock (an ISO `local`:
+ *  "2026-11-30T13:52:57+05:30" -> "2026-11-30 13:52"); without one UTC, said so ("2026-11-30T08:22:57.000Z" ->
+ *  "2026-11-30 08:22 UTC"); the ISO ones to the second where `seconds` (review 281: the bridge's read UTC, unlabelled). */
 export const when = (utc: string, local?: string, seconds = false) =>
-  `${(local ?? utc).replace("T", " ").slice(0, seconds ? 19 : 16)}${local === undefined ? " UTC" : ""}`;
+  local !== undefined && !/^\d{4}-\d\d-\d\dT/.test(local) ? local : `${(local ?? utc).replace("T", " ").slice(0, seconds ? 19 : 16)}${local === undefined ? " UTC" : ""}`;

@@ -40,6 +40,12 @@ export interface Caller {
 /** `no_project`: nothing here this caller may see. The store turns it into its one "not found". */
 export type DoError = WsError;
 export type DoResult<T> = WsResult<T>;
+/** A result about the project's files, with its time zone (null: none set) beside the value: the store shows the
+ *  times of what it answers in that zone (WorkspaceFiles.showTime) without another call. */
+export type ZonedResult<T> = DoResult<T> & { timeZone?: string | null };
+
+/** `out`, with the zone of the project `meta` describes where it succeeded. */
+const zoned = <T>(out: DoResult<T>, meta: Meta): ZonedResult<T> => (out.ok ? { ...out, timeZone: meta.time_zone } : out);
 
 interface Meta {
   owner: string;
@@ -283,7 +289,7 @@ export class WorkspaceProject extends DurableObject {
     return { ok: true, value: info };
   }
 
-  read(caller: Caller, given: string, version?: number): DoResult<FileContent> {
+  read(caller: Caller, given: string, version?: number): ZonedResult<FileContent> {
     const checked = checkWorkspacePath(given);
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "read");
@@ -297,10 +303,10 @@ export class WorkspaceProject extends DurableObject {
       const head = this.files.head(path);
       if (!head) return this.files.noFile(g.meta.name, path);
       const data = this.files.content(path, head.version);
-      return { ok: true, value: { ...head, data, ...this.othersIn(path, caller, g.access, undefined, data) } };
+      return zoned({ ok: true, value: { ...head, data, ...this.othersIn(path, caller, g.access, undefined, data) } }, g.meta);
     }
     const old = this.files.version(g.meta.name, path, version);
-    return old.ok ? { ok: true, value: { ...old.value, ...this.othersIn(path, caller, g.access, version, old.value.data) } } : old;
+    return old.ok ? zoned({ ok: true, value: { ...old.value, ...this.othersIn(path, caller, g.access, version, old.value.data) } }, g.meta) : old;
   }
 
   /** `path` as stored (VersionedFiles.asStored), or as given where it is no project path or names several stored names:
@@ -329,20 +335,18 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** The first or last bytes of each file (WorkspaceFiles.peek), at most PEEK_FILES of them; missing ones left out. */
-  peek(caller: Caller, paths: string[], part: { head: number } | { tail: number }): DoResult<FileContent[]> {
+  peek(caller: Caller, paths: string[], part: { head: number } | { tail: number }): ZonedResult<FileContent[]> {
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
     this.writeMemories(g.meta);
     const size = "head" in part ? part.head : part.tail;
     if (!Number.isInteger(size) || size < 1 || size > PEEK_BYTES) return fail("invalid", `A peek reads 1 to ${PEEK_BYTES} bytes of each file.`);
-    return {
-      ok: true,
-      value: paths.slice(0, PEEK_FILES).flatMap((path) => {
-        const at = this.storedOr(path);
-        const head = checkWorkspacePath(at).ok ? this.files.head(at) : undefined;
-        return head ? [{ ...head, data: this.files.part(at, head.version, part), ...this.othersIn(at, caller, g.access) }] : [];
-      }),
-    };
+    const value = paths.slice(0, PEEK_FILES).flatMap((path) => {
+      const at = this.storedOr(path);
+      const head = checkWorkspacePath(at).ok ? this.files.head(at) : undefined;
+      return head ? [{ ...head, data: this.files.part(at, head.version, part), ...this.othersIn(at, caller, g.access) }] : [];
+    });
+    return zoned({ ok: true, value }, g.meta);
   }
 
   /** Files below `folders` (at most PEEK_FILES of them) deleted since `since` and not brought back (WorkspaceFiles.deletedSince). */
@@ -588,7 +592,7 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** A page of the file's versions, newest first (workspace/store.ts HistoryPage); at most MAX_LISTED whatever is asked. */
-  history(caller: Caller, given: string, page: HistoryPage = {}): DoResult<VersionEntry[]> {
+  history(caller: Caller, given: string, page: HistoryPage = {}): ZonedResult<VersionEntry[]> {
     const checked = checkWorkspacePath(given);
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "read");
@@ -599,7 +603,7 @@ export class WorkspaceProject extends DurableObject {
     this.writeMemories(g.meta, path);
     const versions = this.files.history(path, page.before, Math.min(page.limit ?? HISTORY_PAGE, MAX_LISTED));
     // A page past the oldest version is empty, not a missing file.
-    return versions.length || (page.before !== undefined && this.files.lastVersion(path)) ? { ok: true, value: versions } : this.files.noFile(g.meta.name, path);
+    return versions.length || (page.before !== undefined && this.files.lastVersion(path)) ? zoned({ ok: true, value: versions }, g.meta) : this.files.noFile(g.meta.name, path);
   }
 
   /** Purges the earlier versions of the files `glob` matches (workspace-versions.ts purge). Owner only: nobody else

@@ -14,11 +14,12 @@ import { OFFER_STEP, shownOffer, type Configured, type DeletedFile, type FileCon
 import type { Memory, MemResult } from "../core/memory/model.js";
 import type { Listed, MemoryFilter, MemoryOrder, ProjectMemory, Recalled } from "../core/memory/store.js";
 import type { Env } from "./env.js";
-import type { Caller, DoResult, WorkspaceProject } from "./workspace-do.js";
+import type { Caller, DoResult, WorkspaceProject, ZonedResult } from "./workspace-do.js";
 import { fromColumns, type ListingColumns } from "./workspace-listing.js";
 import { UNDO_DAYS } from "./workspace-versions.js";
 import { DECLINE_KEPT_MS, type Offered, type OwnedRow, type ReceivedShare, type Standing } from "./workspace-index-do.js";
 import type { TextEdited } from "../core/runtime/fs.js";
+import { DEFAULT_TIME_ZONE, zonedTime } from "../core/runtime/time-zone.js";
 
 type Stub = DurableObjectStub<WorkspaceProject>;
 
@@ -375,7 +376,14 @@ export class DurableWorkspaceStore implements WorkspaceStore {
   }
 
   files(project: string): ManyReadingFiles {
-    const on = <T>(op: (stub: Stub) => Promise<unknown>) => this.on<T>(project, op);
+    // The project's time zone, from the last answer that gave it (the object's ZonedResult, readMany's, timeZone's):
+    // the times answers show are in it (showTime), as its scripts write them; undefined until one did.
+    let zone: string | null | undefined;
+    const on = async <T>(op: (stub: Stub) => Promise<unknown>) => {
+      const out: ZonedResult<T> = await this.on<T>(project, op);
+      if (out.ok && out.timeZone !== undefined) zone = out.timeZone;
+      return out;
+    };
     // A change made in someone else's project: whose, for the answer to say (review 179).
     let changeOwner: string | undefined;
     const change = <T>(op: (stub: Stub) => Promise<unknown>) =>
@@ -390,10 +398,19 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     return {
       project,
       changeOwner: () => changeOwner,
+      showTime: (iso) => (zone === undefined ? undefined : zonedTime(zone ?? DEFAULT_TIME_ZONE, iso)),
       read: (path, version) => on<FileContent>((s) => s.read(c, path, version)),
-      readMany: (paths, trees) => on<ManyRead>((s) => s.readMany(c, paths, trees)),
+      readMany: async (paths, trees) => {
+        const out = await on<ManyRead>((s) => s.readMany(c, paths, trees));
+        if (out.ok) zone = out.value.timeZone;
+        return out;
+      },
       peek: (paths, part) => on<FileContent[]>((s) => s.peek(c, paths, part)),
-      timeZone: () => on<string | null>((s) => s.timeZone(c)),
+      timeZone: async () => {
+        const out = await on<string | null>((s) => s.timeZone(c));
+        if (out.ok) zone = out.value;
+        return out;
+      },
       lastChanged: () => on<string | null>((s) => s.lastChanged(c)),
       write: (path, data, options = {}) => change<WrittenEntry>((s) => s.write(c, path, data, options.text, options.ifVersion, now(), options.alsoBy)),
       edit: (path, edit, alsoBy) => change<TextEdited | null>((s) => s.editText(c, path, edit, now(), alsoBy)),

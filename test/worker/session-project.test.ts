@@ -46,7 +46,7 @@ describe("a session started with a project", () => {
     // Saved in the owner's project, and said so (review 181).
     expect(confirmed.structured).toMatchObject({ current_stage: "architect", saved_to: `bmad://projects/${project}@${ownerTag(owner.id)}/${path}`, project_owner: owner.email });
     const read = await owner.files({ action: "read", project, path });
-    expect(read.text).toBe(`[${path}, version 1, 25 bytes, by ${writer.email} at ${read.structured.updated_at}]\n# PRD\nSign in with email.`);
+    expect(read.text).toBe(`[${path}, version 1, 25 bytes, by ${writer.email} at ${(read.structured.updated_at as string).slice(0, 16).replace("T", " ")} UTC]\n# PRD\nSign in with email.`);
     expect((await owner.files({ action: "history", project, path })).structured.versions).toMatchObject([{ version: 1, op: "write", author: writer.email }]);
     // The session keeps its own copy.
     const kept = await writer.client.readResource({ uri: confirmed.structured.artifacts[0] });

@@ -5,7 +5,7 @@
 import { beforeAll, expect, it, vi } from "vitest";
 import { TOOL } from "../../src/core/surface/names.js";
 import { seed } from "./setup.js";
-import { signInAs, unique, type Person } from "./workspace-users.js";
+import { rawCall, signInAs, unique, type Person } from "./workspace-users.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -91,4 +91,47 @@ it("refuses a zone Intl does not know, or an offset, naming the closest zones", 
   expect(offset.isError).toBe(true);
   expect(offset.text).toContain('Unknown time zone "+02:00"');
   expect((await ada.project({ action: "config", name: project })).text).toContain("; time zone UTC (default).");
+});
+
+/** A stored UTC time on a clock in `zone`, to the minute, with its offset, worked out here from Intl's own offset name. */
+function shownIn(zone: string, iso: string): string {
+  const parts = new Intl.DateTimeFormat("en-US", { timeZone: zone, hourCycle: "h23", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit", timeZoneName: "longOffset" }).formatToParts(new Date(iso));
+  const p = Object.fromEntries(parts.map((x) => [x.type, x.value]));
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute} (${p.timeZoneName!.replace("GMT", "UTC")})`;
+}
+
+it("shows stored times in the project's zone with its offset where people read them, and keeps UTC where programs do (review 305-F6)", async () => {
+  const project = unique("lashow");
+  const zone = "America/Los_Angeles";
+  expect((await ada.project({ action: "create", name: project, time_zone: zone })).isError).toBe(false);
+  expect((await ada.files({ action: "write", project, path: "docs/prd.md", content: "# PRD\n" })).isError).toBe(false);
+  expect((await ada.files({ action: "append", project, path: "docs/prd.md", content: "More.\n" })).isError).toBe(false);
+
+  const read = await ada.files({ action: "read", project, path: "docs/prd.md" });
+  const at = read.structured.updated_at as string;
+  expect(at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  expect(shownIn(zone, at)).toMatch(/ \(UTC-0[78]:00\)$/);
+  expect(read.text.split("\n")[0]).toBe(`[docs/prd.md, version 2, 12 bytes, by ${ada.email} at ${shownIn(zone, at)}]`);
+
+  const history = await ada.files({ action: "history", project, path: "docs/prd.md" });
+  const versions = history.structured.versions as Array<{ at: string }>;
+  expect(versions.map((v) => v.at).every((t) => /Z$/.test(t))).toBe(true);
+  expect(history.text).toContain(`v2 append 12 B by ${ada.email} at ${shownIn(zone, versions[0]!.at)}\nv1 write 6 B by ${ada.email} at ${shownIn(zone, versions[1]!.at)}`);
+
+  const config = await ada.project({ action: "config", name: project });
+  expect(config.text).toContain(`, created ${shownIn(zone, config.structured.created_at as string)}; time zone ${zone}.`);
+
+  // The document view shows the time as the text answer does, from `_local`; its UTC fields stay as stored.
+  const body = await (await rawCall(ada.token, "tools/call", { name: TOOL.bmadDoc, arguments: { project, path: "docs/prd.md" } }, "?toolsets=default,views")).text();
+  const doc = (JSON.parse(body.replace(/^event: message\ndata: /, "")) as { result: { structuredContent: { updated_at: string; updated_at_local: string; versions: Array<{ at: string; at_local: string }> } } }).result.structuredContent;
+  expect(doc.updated_at).toBe(at);
+  expect(doc.updated_at_local).toBe(shownIn(zone, at));
+  expect(doc.versions.map((v) => v.at_local)).toEqual(versions.map((v) => shownIn(zone, v.at)));
+
+  // A UTC project says UTC.
+  const utc = unique("utcshow");
+  expect((await ada.project({ action: "create", name: utc })).isError).toBe(false);
+  expect((await ada.files({ action: "write", project: utc, path: "a.md", content: "a\n" })).isError).toBe(false);
+  const plain = await ada.files({ action: "read", project: utc, path: "a.md" });
+  expect(plain.text.split("\n")[0]).toBe(`[a.md, version 1, 2 bytes, by ${ada.email} at ${(plain.structured.updated_at as string).slice(0, 16).replace("T", " ")} UTC]`);
 });

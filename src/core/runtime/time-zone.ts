@@ -78,3 +78,30 @@ export function todayIn(zone: string | undefined, now: Date): string {
   const two = (n: number) => String(n).padStart(2, "0");
   return `${at.year}-${two(at.month)}-${two(at.day)} in ${zone ?? "this machine's time"}, now ${two(at.hour)}:${two(at.minute)}`;
 }
+
+/** `iso` as a clock in `zone` reads it (undefined: the process's local time): its wall time to the second
+ *  (`2026-11-30T02:04:29`) and its offset then (`-08:00`, summer time included); undefined where `iso` is no time.
+ *  What the bridge (its machine's clock) and a workspace (its project's zone) show a stored UTC time as. */
+export function clockReading(zone: string | undefined, iso: string): { wall: string; offset: string } | undefined {
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return undefined;
+  const minute = Math.floor(at.getTime() / 60_000) * 60_000;
+  const wall = zone === undefined ? undefined : wallTimeIn(zone, at);
+  // Minutes east of UTC: the zone's wall minute less the UTC one.
+  const east = wall ? (Date.UTC(wall.year, wall.month - 1, wall.day, wall.hour, wall.minute) - minute) / 60_000 : -at.getTimezoneOffset();
+  const size = Math.abs(east);
+  const two = (n: number) => String(n).padStart(2, "0");
+  return {
+    wall: new Date(at.getTime() + east * 60_000).toISOString().slice(0, 19),
+    offset: `${east < 0 ? "-" : "+"}${two(Math.floor(size / 60))}:${two(size % 60)}`,
+  };
+}
+
+/** A stored UTC time as a workspace's answers show it, in its project's zone to the minute, offset named:
+ *  `2026-11-30 02:04 (UTC-08:00)`, or `2026-11-30 10:04 UTC` in UTC; as given where it is no time. */
+export function zonedTime(zone: string, iso: string): string {
+  const shown = clockReading(zone, iso);
+  if (!shown) return iso;
+  const wall = shown.wall.slice(0, 16).replace("T", " ");
+  return zone === DEFAULT_TIME_ZONE ? `${wall} UTC` : `${wall} (UTC${shown.offset})`;
+}

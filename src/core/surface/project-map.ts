@@ -22,7 +22,7 @@ const ANYTIME = "anytime";
 
 /** `others`: who other than the caller wrote lines of it, and which, as every answer says it (othersNote): a
  *  collaborator's text is named.
- *  `updated_at_local`: on the bridge, the time as its answers show it (withShownTime). */
+ *  `updated_at_local`: the time as the answers show it (withShownTime: the bridge's clock, a workspace's zone). */
 export interface MapArtifact { path: string; status?: string; version: number; updated_at: string; updated_at_local?: string; author?: string; others?: string }
 export interface MapWorkflow { skill: string; title: string; required: boolean; outputs: string; done: boolean }
 export interface MapPhase { phase: string; workflows: MapWorkflow[]; artifacts: MapArtifact[] }

@@ -62,10 +62,10 @@ export interface FileEntry {
  *  224, a file the installer wrote read as the model's own). */
 export const byAt = (author: string | undefined, at: string): string => (author === undefined ? `changed at ${at}` : `by ${author} at ${at}`);
 
-/** A stored time as `files` shows it: the bridge's on the machine's clock, elsewhere as stored (UTC). */
+/** A stored time as `files` shows it: the bridge's on the machine's clock, a workspace's in its project's zone. */
 export const shownAt = (files: Pick<WorkspaceFiles, "showTime">, at: string): string => files.showTime?.(at) ?? at;
 
-/** `row`, and where `files` shows times otherwise (the bridge: its machine's clock) its `field` so shown, as
+/** `row`, and where `files` shows times otherwise (the bridge: its machine's clock; a workspace: its zone) its `field` so shown, as
  *  `<field>_local`: a view shows a time as the text answer does (review 281: the bridge's view read UTC, unlabelled,
  *  5½ hours from the header's local time). `field` itself stays UTC: programs read it. */
 export function withShownTime<T extends object>(files: Pick<WorkspaceFiles, "showTime">, row: T, field: keyof T & string): T {
@@ -171,8 +171,9 @@ export interface WorkspaceFiles {
    *  that its answer says whose project it changed. Undefined in the caller's own (and on the bridge). */
   changeOwner?(): string | undefined;
   /** A stored time (UTC) as answers show it, where the store shows times otherwise (the bridge: the machine's clock,
-   *  as BMAD's scripts and {date} are). Structured fields keep the stored time: programs read them. */
-  showTime?(iso: string): string;
+   *  as BMAD's scripts and {date} are; a workspace: its project's zone, as its scripts write, once an answer about the
+   *  project gave it: undefined before). Structured fields keep the stored time: programs read them. */
+  showTime?(iso: string): string | undefined;
   /** The file now, or an earlier `version` of it. */
   read(path: string, version?: number, options?: ReadOptions): Promise<WsResult<FileContent>>;
   /** Several files in one call: each one's bytes, "dir" or null (none), and the files below each of `trees`. */

@@ -106,7 +106,7 @@ export const bmadDocTool = defineTool({
     // Said in the header as bmad-files read says it (review 281: only the structured answer said so).
     const notUtf8 = meta.not_utf8 ? `, ${NOT_UTF8_NOTE}` : "";
     if (history?.ok) {
-      const versions = history.value.slice(0, VIEW_VERSIONS).map((v) => servedVersion(path, v));
+      const versions = history.value.slice(0, VIEW_VERSIONS).map((v) => withShownTime(found.files, servedVersion(path, v), "at"));
       const last = versions[versions.length - 1]?.version;
       // The next page starts below the last listed (review 245: v1..v50 of 250 were neither listed nor said to exist).
       const next = history.value.length > VIEW_VERSIONS ? last : undefined;

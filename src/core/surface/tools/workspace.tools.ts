@@ -13,7 +13,7 @@ import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, ty
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
-import { checkTimeZone, DEFAULT_TIME_ZONE, todayWhere } from "../../runtime/time-zone.js";
+import { checkTimeZone, DEFAULT_TIME_ZONE, todayWhere, zonedTime } from "../../runtime/time-zone.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { bundleUrisFor } from "../resources.js";
@@ -217,7 +217,7 @@ async function showConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string
   if (!info.ok) return fail(info.error);
   const p = info.value;
   const questions = await installerQuestions(deps.reader, { projectName: p.name }).catch(() => []);
-  const lines = [`Project "${name}" (${p.access === "owner" ? "yours" : `${p.access}, owner ${p.owner}`}): ${n(p.files)} files, ${n(p.bytes)} bytes${p.configs_not_counted ? " besides configs" : ""}, created ${p.created_at}; time zone ${p.time_zone ?? `${DEFAULT_TIME_ZONE} (default)`}.`];
+  const lines = [`Project "${name}" (${p.access === "owner" ? "yours" : `${p.access}, owner ${p.owner}`}): ${n(p.files)} files, ${n(p.bytes)} bytes${p.configs_not_counted ? " besides configs" : ""}, created ${zonedTime(p.time_zone ?? DEFAULT_TIME_ZONE, p.created_at)}; time zone ${p.time_zone ?? `${DEFAULT_TIME_ZONE} (default)`}.`];
   if (p.shares) lines.push(`Shared with: ${p.shares.map((s) => `${s.with} (${s.access}${s.pending ? ", not accepted yet" : ""})`).join(", ") || "nobody"}.`);
   lines.push("Installer answers (module.key = value; unanswered ones keep the default):");
   // A collaborator's answer is named as theirs (review 53: listed with the owner's, unnamed).
