@@ -106,7 +106,7 @@ function watchedFolders(root: string, trees: string[]): string[] {
  *  --project stopped the bridge, one warning per skill; review 309: so did one with the user's own skills beside it). */
 function skillsElsewhere(project: string): boolean {
   const manifest = join(project, "_bmad/_config/skill-manifest.csv");
-  if (isDir(join(project, "bmad")) || isDir(join(project, ".bmad-core")) || !existsSync(manifest) || statSync(manifest).size > MAX_MANIFEST_BYTES) return false;
+  if (isDir(join(project, "bmad")) || isDir(join(project, ".bmad-core")) || !isSmallFile(manifest)) return false;
   const rows = csv(readFileSync(manifest, "utf8"));
   if (!rows.ok) return false;
   const names = [...new Set(rows.value.map((r) => r.name || r.canonicalId || ""))].filter((n) => PLAIN_NAME.test(n)).slice(0, MAX_LISTED_SKILLS);
@@ -141,6 +141,12 @@ function kitOnly(project: string): boolean {
   const entries = readdirSync(join(project, "_bmad"));
   const config = join(project, "_bmad", "_config");
   return entries.every((e) => KIT_ENTRIES.has(e)) && (!isDir(config) || readdirSync(config).every((e) => e === "custom"));
+}
+
+/** A regular file (never a FIFO, whose read waits for a writer) of at most MAX_MANIFEST_BYTES. */
+function isSmallFile(path: string): boolean {
+  const stat = statSync(path, { throwIfNoEntry: false });
+  return stat !== undefined && stat.isFile() && stat.size <= MAX_MANIFEST_BYTES;
 }
 
 function isDir(path: string): boolean {

@@ -70,7 +70,8 @@ export const getProjectContext = defineTool({
     const base = { ...context.value, ...(remembered.length ? { remembered_decisions: remembered } : {}), ...(planned ? { planning_artifacts: planned } : {}), ...work };
     // Named first, the caller's own too (review 305: {} answered about a project it did not name); a shared project's
     // context is its people's, not the caller's: labelled.
-    const value = memory ? { project: memory.project, ...base, ...(memory.owner ? { shared_by: memory.owner } : {}) } : base;
+    // (The bridge's one project is its folder: not named.)
+    const value = memory && (memory.owner || !deps.project) ? { project: memory.project, ...base, ...(memory.owner ? { shared_by: memory.owner } : {}) } : base;
     return done(JSON.stringify(value), value);
   },
 });
