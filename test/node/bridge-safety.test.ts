@@ -436,6 +436,8 @@ describe("links inside the project", () => {
     const script = await bmadRun(client, "uv run bmad://core/bmad-review/scripts/word_metrics.py {project-root}/changed/plain.md -o {project-root}/changed/notes.md");
     expect(script.isError).toBe(true);
     expect(script.text).toMatch(/PermissionError: \[Errno 13\] Permission denied: '\S+\/changed\/notes\.md'/);
+    // With the refusal's reason, not a bare "Permission denied" (review 309).
+    expect(script.text).toMatch(/Permission denied: '\S+\/changed\/notes\.md' \(.*by its own/);
     expect(readFileSync(config, "utf8")).toBe(secret);
     expect(readFileSync(join(dir, "changed/plain.md"), "utf8")).toBe("plain\n");
     // A link whose two names are judged alike changes as before.

@@ -29,7 +29,13 @@ export function isOsError(error: unknown): error is PyError {
 export function asOsError(error: unknown, path: string): PyError {
   if (error instanceof PyError) return error;
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === "string" && code in ERRNO) return osError(code, path);
+  // A refusal of the confined file system (no `syscall`: not the OS's) keeps its reason after Python's words (review 309:
+  // `.git/` and a link to a config answered a bare "Permission denied").
+  if (typeof code === "string" && code in ERRNO) {
+    const os = osError(code, path);
+    const reason = !(error as { syscall?: unknown }).syscall && error instanceof Error ? error.message : "";
+    return reason ? new PyError(os.pyType, `${os.message} (${reason})`) : os;
+  }
   const message = error instanceof Error ? error.message : String(error);
   return new PyError("OSError", (error as Partial<NamingError> | null)?.namesFile ? message : `${message}: ${repr(path)}`);
 }
