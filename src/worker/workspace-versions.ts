@@ -299,9 +299,10 @@ export class VersionedFiles {
     return fail("not_found", `No file ${path} in project "${project}".${suggestion(closest(path, near, 3))}`);
   }
 
-  /** When a current file last changed (null: there is none). */
+  /** When a file last changed, a deletion too (null: none ever did; review 312: a project whose documents a member
+   *  deleted dropped out of the projects described). */
   lastChanged(): string | null {
-    return (this.sql.exec<{ at: string | null }>("SELECT MAX(updated_at) AS at FROM files").one().at as string | null) ?? null;
+    return (this.sql.exec<{ at: string | null }>("SELECT MAX(at) AS at FROM versions").one().at as string | null) ?? null;
   }
 
   /** Files below `folders` whose last version is a deletion made at `since` or later, newest first, at most `limit`:

@@ -727,9 +727,16 @@ describe("a planned project's runtime block", () => {
     expect((await bea.call(TOOL.getProjectContext, {})).text).toMatch(new RegExp(`^\\{"project":"${name}",`));
     const status = await bea.call(TOOL.getWorkflowStatus, {});
     expect(status.text).toContain(`\n- Next: bmad-create-epics-and-stories (bmad {"command":"*bmad-create-epics-and-stories","project":"${name}"}).\nNo runs`);
+    // A UX specification is no build's "spec" (review 312): the next step stays named.
+    await bea.files({ action: "write", project: name, path: "_bmad-output/planning-artifacts/ux-design-specification.md", content: "---\nstatus: final\n---\n# UX\n" });
+    expect((await bea.call(TOOL.getWorkflowStatus, {})).text).toContain(`\n- Next: bmad-create-epics-and-stories (`);
     // With the epics written (no status, as BMAD's template), sprint planning is next.
     await bea.files({ action: "write", project: name, path: "_bmad-output/planning-artifacts/epics.md", content: "# Epics\n" });
     expect((await bea.call(TOOL.getWorkflowStatus, {})).text).toContain(`\n- Next: bmad-sprint-planning (bmad {"command":"*bmad-sprint-planning","project":"${name}"}).\n`);
+    // A sprint file in a folder a command line would split is named with the skill alone, never a command built of it.
+    await bea.files({ action: "write", project: name, path: "_bmad-output/implementation-artifacts/Sprint 1/sprint-status.yaml", content: "development_status:\n  epic-1: backlog\n" });
+    const sprintLine = (await bea.call(TOOL.getWorkflowStatus, {})).text.split("\n").find((line) => line.includes("holds the sprint plan"))!;
+    expect(sprintLine).toBe(`- \`_bmad-output/implementation-artifacts/Sprint 1/sprint-status.yaml\` holds the sprint plan: bmad {"command":"*bmad-sprint-planning","project":"${name}"} says where it stands and what is next.`);
   });
 
   it("describes the projects changed last and names the rest (review 305)", async () => {
@@ -756,14 +763,23 @@ describe("a planned project's runtime block", () => {
     const cy = await signInAs(`${unique("cy")}@example.com`);
     await shareAccepted(bea, name, cy, "write");
     const as = ((await cy.call(TOOL.getWorkflowStatus, {})).structured.projects as Array<{ project: string }>)[0]!.project;
+    // Another project changed after the documents were written, before they were deleted.
+    await bea.project({ action: "create", name: `${name}-other` });
     for (const path of [`${dir}/prd.md`, `${dir}/.memlog.md`]) expect((await cy.files({ action: "delete", project: as, path })).isError).toBe(false);
     const status = await bea.call(TOOL.getWorkflowStatus, { project: name });
     const render = blockOf((await bea.call(TOOL.bmadWorkflow, { workflow: "prd", project: name })).text);
-    for (const text of [status.text, render]) {
+    // (The other project is described after it: the first section is this one's.)
+    for (const text of [status.text.split("\nProject ")[0]!, render]) {
       expect(text).not.toContain("no earlier work");
       expect(text).toMatch(new RegExp(`- Nothing is in [^\\n]*\`_bmad-output/planning-artifacts\` now: deleted there in the last 30 days: \`${dir}/(prd|\\.memlog)\\.md\` \\(by ${cy.email}, \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\), `));
       expect(text).toContain(`bmad-files {"action":"restore","project":"${name}","path":"${dir}/`);
     }
+    // The context says so too, and the project whose documents went is described first (review 312).
+    expect((await bea.call(TOOL.getProjectContext, { project: name })).structured.work).toContain("deleted there in the last 30 days");
+    expect((await bea.call(TOOL.getWorkflowStatus, {})).text.split("\n")[0]).toBe(`Project ${name}:`);
+    // In the project's zone, as every other time about it (review 312).
+    await bea.project({ action: "config", name, time_zone: "Asia/Kolkata" });
+    expect((await bea.call(TOOL.getWorkflowStatus, { project: name })).text).toMatch(new RegExp(`\\(by ${cy.email}, \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d \\(UTC\\+05:30\\)\\)`));
     // The call it names brings the file back.
     const restore = JSON.parse(/bmad-files (\{.*?\}) brings one back/.exec(status.text)![1]!);
     expect((await bea.files(restore)).isError).toBe(false);

@@ -12,6 +12,7 @@ import { othersNote } from "../workspace/line-authors.js";
 import { codeSpan } from "../workspace/paths.js";
 import { servedText, type BundleReader } from "./reader.js";
 import { defaultConfigValues, fillConfigValues, projectConfigValues } from "./skill-render.js";
+import { zonedTime } from "../runtime/time-zone.js";
 import { TOOL } from "./names.js";
 import { shownTime } from "../count.js";
 import { DELETED_LATELY_DAYS } from "../workspace/limits.js";
@@ -184,13 +185,13 @@ export interface WorkDocument { path: string; status?: string }
 
 /** Every phase's work in the project, as a skill in no phase is shown it: the line, and the documents found (by path;
  *  the first MAX_READS read for their status). What "where are we" is answered with where no run is. */
-export async function projectWork(reader: BundleReader, runtime: ProjectRuntime): Promise<{ line?: string; documents: WorkDocument[] }> {
-  const { line, documents = [] } = await workIn(reader, runtime, (await helpFor(reader)).earlier(ANYTIME) ?? []);
-  return { ...(line ? { line } : {}), documents };
+export async function projectWork(reader: BundleReader, runtime: ProjectRuntime): Promise<{ line?: string; documents: WorkDocument[]; fresh?: true }> {
+  const { line, documents = [], fresh } = await workIn(reader, runtime, (await helpFor(reader)).earlier(ANYTIME) ?? []);
+  return { ...(line ? { line } : {}), documents, ...(fresh ? { fresh } : {}) };
 }
 
 /** The line naming the project's documents in the folders of `locations`, and those documents. */
-async function workIn(reader: BundleReader, runtime: ProjectRuntime, locations: string[], projectConfig?: Map<string, string>): Promise<{ line?: string; watched: boolean; documents?: WorkDocument[] }> {
+async function workIn(reader: BundleReader, runtime: ProjectRuntime, locations: string[], projectConfig?: Map<string, string>): Promise<{ line?: string; watched: boolean; documents?: WorkDocument[]; fresh?: true }> {
   if (!locations.length) return { watched: false };
   const config = projectConfig ?? (await configOf(reader, runtime));
   const folders = [...new Set(locations.map((l) => projectFolder(l, config, runtime.root)).filter((f): f is string => f !== undefined))];
@@ -208,7 +209,7 @@ async function workIn(reader: BundleReader, runtime: ProjectRuntime, locations: 
   // Folders that hold nothing at all are said to, so a literal model does not list them to learn there is nothing to
   // resume (review 194); one holding anything this line does not name (a hidden .memlog.md, a .docx) is left to it
   // (review 200: an interrupted run's memlog was said to be no earlier work).
-  if (!found.length) return { watched: true, ...(empty ? { line: `- Nothing is in ${roots.map(codeSpan).join(", ")} yet: no earlier work to read or resume.` } : {}) };
+  if (!found.length) return { watched: true, fresh: true, ...(empty ? { line: `- Nothing is in ${roots.map(codeSpan).join(", ")} yet: no earlier work to read or resume.` } : {}) };
   const { line, documents: work } = await namedDocuments(runtime, found, roots);
   return { watched: true, line: `- This project already has ${line}.`, documents: work };
 }
@@ -268,7 +269,9 @@ async function deletedLately(runtime: ProjectRuntime, roots: string[]): Promise<
   // The restore call names a document before a hidden working file (a .memlog.md).
   const first = gone?.files.find((f) => !f.path.slice(f.path.lastIndexOf("/") + 1).startsWith(".")) ?? gone?.files[0];
   if (!gone || !first) return undefined;
-  const listed = gone.files.map((f) => `${codeSpan(f.path)} (by ${f.by}, ${shownTime(f.at)} UTC)`).join(", ");
+  // In the project's zone, as every other time about it (review 312).
+  const zone = await runtime.timeZone?.();
+  const listed = gone.files.map((f) => `${codeSpan(f.path)} (by ${f.by}, ${zone ? zonedTime(zone, f.at) : `${shownTime(f.at)} UTC`})`).join(", ");
   const restore = JSON.stringify({ action: "restore", project: gone.project, path: first.path, version: first.version - 1 });
   return `deleted there in the last ${DELETED_LATELY_DAYS} days: ${listed}. ${TOOL.bmadFiles} ${restore} brings one back; "history" lists its versions.`;
 }

@@ -63,7 +63,7 @@ export const getProjectContext = defineTool({
     const planned = state && plannedIn(state.documents, context.value, section);
     // Where the project stands is in its BMAD documents: named, and the memory files are not pointed at where they are
     // not there (review 299: a project with a sprint plan was pointed at two files it had not).
-    const work = state?.documents.length ? { work: state.lines.join("\n"), ...("empty" in context.value ? { empty: PLANNED_NOTE } : {}) } : {};
+    const work = state?.lines.length && !state.fresh ? { work: state.lines.join("\n"), ...("empty" in context.value ? { empty: PLANNED_NOTE } : {}) } : {};
     // What was decided through remember_structured, beside what the files say.
     const decided = memory && (section === "all" || section === "decisions") ? await memory.memory.list({ type: "decisions" }, "recent", 10) : undefined;
     const remembered = decided?.ok ? decided.value.entries.map(shownEntry).map(({ id, agent, text, created_at, by, cut }) => ({ id, agent, text, created_at, ...(by ? { by } : {}), ...(cut ? { cut } : {}) })) : [];
