@@ -608,8 +608,34 @@ describe("sharing", () => {
     const before = (await owner.files({ action: "read", project: name, path })).structured.version;
     const refused = await owner.project({ action: "config", name, answers: { core: { communication_language: "French" } } });
     expect(refused.isError, refused.text).toBe(true);
-    expect(refused.text).toBe(`${path} was edited by hand since the installer wrote it, and repeats the key of "communication_language: French" further down, which is the value a reader takes: the answer would not take effect. Nothing was changed. Remove the repeated key with bmad-files "edit", then set the answer again.`);
+    expect(refused.text).toBe(`${path} was edited by hand since the installer wrote it, and repeats the key of "communication_language: French" after it, which is the value a reader takes: the answer would not take effect. Nothing was changed. Remove the repeated key with bmad-files "edit", then set the answer again.`);
     expect((await owner.files({ action: "read", project: name, path })).structured.version).toBe(before);
+    // So is a repeat spelled otherwise (review 314), and a TOML line moved into another table.
+    expect((await owner.files({ action: "edit", project: name, path, old: "communication_language: Klingon\n", content: '"communication_language" : Klingon\n' })).isError).toBe(false);
+    expect((await owner.project({ action: "config", name, answers: { core: { communication_language: "French" } } })).text).toContain("repeats the key of");
+    const toml = "_bmad/config.toml";
+    const text = (await owner.files({ action: "read", project: name, path: toml })).text.split("\n").slice(1).join("\n");
+    const line = text.split("\n").find((l) => l.startsWith("project_name = "))!;
+    const moved = text.replace(`${line}\n`, "").replace(/\n\[modules\.bmm\]\n/, `\n[modules.bmm]\n${line}\n`);
+    expect(moved).not.toBe(text);
+    expect((await owner.files({ action: "write", project: name, path: toml, content: moved })).isError).toBe(false);
+    const misplaced = await writer.project({ action: "config", name, answers: { core: { project_name: "NewName" } } });
+    expect(misplaced.isError, misplaced.text).toBe(true);
+    expect(misplaced.text).toContain(`would not be under its table [core] there (a hand edit moved it)`);
+    expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
+  });
+
+  it("merges an answer into a config saved with CRLF line ends, keeping them, and takes a repeat above it as no repeat (review 314)", async () => {
+    const name = unique("crlf");
+    const path = "_bmad/core/config.yaml";
+    expect((await owner.project({ action: "create", name })).isError).toBe(false);
+    const lf = (await owner.files({ action: "read", project: name, path })).text.split("\n").slice(1).join("\n");
+    expect((await owner.files({ action: "write", project: name, path, content: `user_name: Early\n${lf}`.replace(/\n/g, "\r\n") })).isError).toBe(false);
+    const set = await owner.project({ action: "config", name, answers: { core: { user_name: "Olive" } } });
+    expect(set.isError, set.text).toBe(false);
+    const now = (await owner.files({ action: "read", project: name, path })).text.split("\n").slice(1).join("\n");
+    expect(now).toContain("user_name: Olive\r\n");
+    expect(now.replace(/\r\n/g, "")).not.toContain("\n");
     expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
   });
 

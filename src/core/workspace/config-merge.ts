@@ -3,7 +3,9 @@
 // the owner's comments, keys and values away).
 import { matchLines } from "./line-authors.js";
 
-export type Merged = { ok: true; text: string } | { ok: false; line: string; repeated?: true };
+/** Not merged: the line that cannot be placed; `repeated`, its key is read again after it (the value a parser takes);
+ *  `table`, it would sit outside its TOML table (a hand edit moved it). */
+export type Merged = { ok: true; text: string } | { ok: false; line: string; repeated?: true; table?: string };
 
 /** `head` with the lines that differ between `before` (what the old answers made) and `after` (what the new ones make)
  *  changed as they do. Each run of changed lines of `before` must be in `head` whole and in order, found by a line of
@@ -12,7 +14,9 @@ export type Merged = { ok: true; text: string } | { ok: false; line: string; rep
  *  `after` does is left. Else the line that cannot be placed, and nothing is merged. Lines at `\n`, so the rest of
  *  `head` stays byte for byte; O(n log n) in the lines (matchLines), each run looked at once. */
 export function mergeConfigEdits(head: string, before: string, after: string): Merged {
-  const theirs = head.split("\n");
+  // Lines at `\n`; a file saved with CRLF is merged as LF and written back with its own line ends (review 314).
+  const crlf = head.includes("\r\n");
+  const theirs = (crlf ? head.replace(/\r\n/g, "\n") : head).split("\n");
   const made = before.split("\n");
   const next = after.split("\n");
   // Where each of head's lines is, or -1 where it is there twice or more.
@@ -52,17 +56,35 @@ export function mergeConfigEdits(head: string, before: string, after: string): M
   }
   const out = [...(added.get(-1) ?? [])];
   theirs.forEach((line, i) => out.push(...(instead.get(i) ?? [line]), ...(added.get(i) ?? [])));
-  // A key the answer sets, there more often than the answers make it (a hand edit repeated it further down): a parser
-  // reads the last one, so the answer would not take effect (review 306: the owner's French, a member's Klingon below).
-  const keyed = (lines: string[], line: string) => {
-    const key = KEY.exec(line)?.[0];
-    return key === undefined ? 0 : lines.filter((l) => l.startsWith(key) && KEY.exec(l)?.[0] === key).length;
-  };
-  const repeated = next.filter((line, j) => kept[j]! < 0).find((line) => keyed(out, line) > keyed(next, line));
-  if (repeated !== undefined) return { ok: false, line: repeated, repeated: true };
-  return { ok: true, text: out.join("\n") };
+  // Each line the answers change must read in the file as in what they make: under the same TOML table, and the last of
+  // its key there (the value a parser takes): else the answer would not take effect (review 306: the owner's French, a
+  // member's Klingon below; review 314: ` user_name :` spelled otherwise, a line moved into another table).
+  const placed = readings(out);
+  const meant = readings(next);
+  for (const [j, line] of next.entries()) {
+    const key = meant[j]!.key;
+    if (kept[j]! >= 0 || key === undefined) continue;
+    const table = meant[j]!.table;
+    const here = out.findIndex((l, i) => l === line && placed[i]!.table === table);
+    if (here < 0) return { ok: false, line, ...(table ? { table } : {}) };
+    if (placed.some((r, i) => i > here && r.key === key && r.table === table)) return { ok: false, line, repeated: true };
+  }
+  return { ok: true, text: out.join(crlf ? "\r\n" : "\n") };
 }
 
-/** A config line's key as written, with its indentation and what separates it from its value (`  user_name:`,
- *  `user_name =`). */
-const KEY = /^\s*["']?[A-Za-z_][\w.-]*["']?\s*[:=]/;
+/** Each line's key (unquoted, without the spaces around it: `"user_name" :` is `user_name`) and the TOML table it is
+ *  under (`[core]`: "core"; none: ""). */
+function readings(lines: string[]): Array<{ key?: string; table: string }> {
+  let table = "";
+  return lines.map((line) => {
+    const header = TABLE.exec(line);
+    if (header) table = header[1]!.replace(/\s+/g, "");
+    const key = header ? undefined : KEY.exec(line)?.[1];
+    return { table, ...(key ? { key } : {}) };
+  });
+}
+
+/** A TOML table header, `[core]`, `[modules.bmm]`, `[[agents]]`. */
+const TABLE = /^\s*\[\[?([^[\]]+)\]\]?\s*(#.*)?$/;
+/** A config line's key, quoted or not, before its `:` or `=`. */
+const KEY = /^\s*["']?([A-Za-z_][\w.-]*)["']?\s*[:=]/;
