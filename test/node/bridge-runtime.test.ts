@@ -97,6 +97,14 @@ describe("a project folder whose path holds a space", () => {
     expect(listed.isError, text(listed)).toBeFalsy();
     const ran = await client.callTool({ name: "bmad-run", arguments: { command: "python3 {project-root}/_bmad/scripts/resolve_config.py --project-root {project-root} --key user_name", project: typed } });
     expect(ran.isError, text(ran)).toBeFalsy();
+    // And the folder's whole path typed so, in a file's path and a script's line: the project still (review 313).
+    const root = dir.normalize("NFD");
+    const read = await client.callTool({ name: "bmad-files", arguments: { action: "read", path: `${root}/_bmad-output/planning-artifacts/prds/prd-x/.memlog.md` } });
+    expect(read.isError, text(read)).toBeFalsy();
+    expect(text(read)).toContain("topic: Todo app");
+    const appended = await bmadRun(client, `uv run ${root}/_bmad/scripts/memlog.py append --workspace ${root}/_bmad-output/planning-artifacts/prds/prd-x --type decision --text "typed root"`);
+    expect(appended.out?.exit_code, appended.text).toBe(0);
+    expect(readFileSync(join(dir, "_bmad-output/planning-artifacts/prds/prd-x/.memlog.md"), "utf8")).toContain("typed root");
   });
 });
 

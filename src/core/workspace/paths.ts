@@ -435,3 +435,7 @@ export function shareHandle(withWho: string): Result<{ handle: string }> {
 export function shownHandle(handle: string): string {
   return handle.startsWith("github:") ? handle : handle.slice(handle.indexOf(":") + 1);
 }
+
+/** `text` as itself and in each Unicode normal form, each once: a folder a Mac names decomposed, which a model types
+ *  composed (review 313: the project root typed so was no longer the project). */
+export const unicodeForms = (text: string): string[] => [...new Set([text, text.normalize("NFC"), text.normalize("NFD")])];

@@ -27,7 +27,7 @@ import { defineTool } from "../tool.js";
 import { inAnotherProject, inProject, SCRATCH_BY_PATH } from "./workspace.tools.js";
 import type { Result } from "../../result.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
-import { machineryName, PROJECTS_PREFIX, WORKSPACES_FS_ROOT } from "../../workspace/paths.js";
+import { machineryName, PROJECTS_PREFIX, unicodeForms, WORKSPACES_FS_ROOT } from "../../workspace/paths.js";
 import { nearPaths } from "../near-paths.js";
 import { suggestion } from "../../catalog/closest.js";
 
@@ -162,8 +162,9 @@ const blobText = (git: GitRunner, dir: string) => async (id: string): Promise<st
 async function runCommand(line: string, project: string | undefined, deps: SurfaceDeps, signal?: AbortSignal, composerShown?: (shipped: boolean) => string): Promise<ToolOutcome> {
   // A project folder whose path holds a space, as a render fills it in (unquoted, as BMAD's text has it): taken back as
   // {project-root} before the line is split at its spaces (review 98: every line in "My Proj" failed).
-  const here = /\s/.test(line) && deps.runtime ? await deps.runtime(project, { lazy: true }) : undefined;
-  if (here?.ok && /\s/.test(here.runtime.root)) line = line.split(here.runtime.root).join("{project-root}");
+  // So is the root typed in another Unicode form than the disk's (review 313: a Mac's `Cafe\u0301`, typed `Caf\u00e9`).
+  const here = (/\s/.test(line) || /[^\x00-\x7f]/.test(line)) && deps.runtime ? await deps.runtime(project, { lazy: true }) : undefined;
+  if (here?.ok) for (const root of unicodeForms(here.runtime.root)) if (root !== here.runtime.root || /\s/.test(root)) line = line.split(root).join("{project-root}");
   // Before the shell operators: `git diff HEAD > x` is git, refused once for what it is (review 111).
   const other = otherProgram(line);
   if (other === "git" && deps.project !== undefined) return gitAnswer(line, project, deps);

@@ -4,7 +4,7 @@
 import * as z from "zod";
 import { answersHint, isServedStandIn, mayServeAsConfig, sanitizeConfigText, servedFile, servedVersion, servedWithout, unjudged } from "../../catalog/config.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
-import { absoluteRefusal, backslashRefusal, checkWorkspacePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
+import { absoluteRefusal, backslashRefusal, checkWorkspacePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unicodeForms, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
@@ -525,7 +525,7 @@ export function inProject(project: string, raw: string, folder?: string): Result
   // A folder bound with its trailing slash and a name after it (`{doc_workspace}/prd.md` with `…/prd-app/`) is one path:
   // "//" read as "/", as every file system reads it (review 98: refused, one call more each phase).
   raw = raw.replace(/(?<!:)\/{2,}/g, "/");
-  const roots = ["{project-root}/", uri, `${folder ?? workspaceFsRoot(project)}/`, "./"];
+  const roots = ["{project-root}/", uri, ...unicodeForms(`${folder ?? workspaceFsRoot(project)}/`), "./"];
   // The root itself, written without its slash (review 107: `{project-root}` was "to fill in", its URI "another project").
   if (roots.some((root) => raw === root.slice(0, -1))) return { ok: true, path: "" };
   for (const root of roots) if (raw.startsWith(root)) return { ok: true, path: raw.slice(root.length) };
