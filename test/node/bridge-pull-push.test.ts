@@ -504,7 +504,7 @@ describe("against the real Worker", () => {
     writeFileSync(join(fresh, ".bmad-mcp/sync.json"), JSON.stringify({ format: 1, remote, project: PROJECT, files: [{ path: "../outside.md", version: 1, sha256: "0".repeat(64) }] }));
     const outside = await sync("pull", fresh);
     expect(outside.code).toBe(1);
-    expect(outside.stderr).toContain(`.bmad-mcp/sync.json is not a state file bmad-mcp wrote (files.0.path: Path "../outside.md" contains "..": paths cannot leave the project). Delete it and pull again`);
+    expect(outside.stderr).toContain(`.bmad-mcp/sync.json is not a state file bmad-mcp wrote (files.0.path: Path "../outside.md" contains "..", which leaves the project: paths cannot leave it). Delete it and pull again`);
   }, 60_000);
 
   it("keeps a write made here while a pull runs: the pull changes a file only if it is still what the pull saw (a seventh review)", async () => {

@@ -605,6 +605,14 @@ describe("the views on the bridge", () => {
     });
   });
 
+  // Review 313: a key copied from a Mac's file name (decomposed) was "no story" beside its composed twin on the board.
+  it("moves a story named in the other Unicode form than its key's", async () => {
+    await withSprint("development_status:\n  epic-1: in-progress\n  1-1-save-a-caf\u00e9: backlog\n", async () => {
+      expect(toolText(await call("bmad-board", { story: "1-1-save-a-cafe\u0301", status: "ready-for-dev" }))).toContain("1-1-save-a-caf\u00e9=ready-for-dev");
+      expect(readFileSync(join(tmp.dir, SPRINT), "utf8")).toContain("  1-1-save-a-caf\u00e9: ready-for-dev\n");
+    });
+  });
+
   // Review 281: a twin key holding a zero-width space read as the real story, on its card and in the board's text.
   it("writes out a story key's invisible format characters, and moves the twin by that name", async () => {
     await withSprint("development_status:\n  epic-1: in-progress\n  1-1-add-a-todo: ready-for-dev\n  1-1-add-a\u200b-todo: backlog\n", async () => {

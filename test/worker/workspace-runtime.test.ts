@@ -312,7 +312,7 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect((await ada.files({ action: "write", project: unknown, path: "/abs/../x.md" })).text).toMatch(
       new RegExp(`^bmad-files "write" needs "content": the text\\. Path "/abs/\\.\\./x\\.md" is absolute: give it relative to the project root, e\\.g\\. docs/prd\\.md\\. Project "${unknown}" not found\\.`),
     );
-    expect((await ada.files({ action: "edit", project, path: "a/../b.md" })).text).toBe('bmad-files "edit" needs "old" (the text to replace, exactly as read) and "content" (what replaces it; "" removes it). Path "a/../b.md" contains "..": paths cannot leave the project.');
+    expect((await ada.files({ action: "edit", project, path: "a/../b.md" })).text).toBe('bmad-files "edit" needs "old" (the text to replace, exactly as read) and "content" (what replaces it; "" removes it). Path "a/../b.md" contains "..": give it without, as b.md.');
     const read = await ada.files({ action: "read", project, path });
     expect(read.text).toContain("status: final");
     // A render is kept while the project's files stay as they are, and follows them when one changes.

@@ -36,7 +36,9 @@ export function moveStoryText(text: string, story: string, status: string, stamp
   const map = deref(dev) as YMapNode;
   // The board shows a key's controls and format characters written out (`⟦U+200E⟧`, `⟦U+200B⟧`: reviews 91, 281): that names the key too, when only one; and
   // one key written so literally is then no less a match (review 100: it won over the key the board showed).
-  const named = map.items.flatMap((item) => (item.key.tag === "str" && showName(String(item.key.text)) === story ? [String(item.key.text)] : []));
+  // In either Unicode form (review 313: a key copied from a Mac's file name, decomposed, was "no story" beside its twin).
+  const asked = story.normalize("NFC");
+  const named = map.items.flatMap((item) => (item.key.tag === "str" && showName(String(item.key.text)).normalize("NFC") === asked ? [String(item.key.text)] : []));
   if (!named.length && getItem(map, story) !== undefined) named.push(story);
   const shown = showName(story.slice(0, 100));
   if (named.length !== 1) return { ok: false, error: named.length ? `"${shown}" names ${named.length} stories in sprint-status.yaml's development_status: move one by editing the file.` : `No story "${shown}" in sprint-status.yaml's development_status.` };

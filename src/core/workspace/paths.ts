@@ -83,7 +83,7 @@ export function checkWorkspacePath(raw: string): Checked<string> {
   const parts = raw.split("/").length;
   if (parts > MAX_PATH_PARTS) return { ok: false, error: `Path "${printable(raw)}" is ${parts} names deep; at most ${MAX_PATH_PARTS} are allowed.` };
   for (const segment of raw.split("/")) {
-    if (segment === "..") return { ok: false, error: `Path "${printable(raw)}" contains "..": paths cannot leave the project.` };
+    if (segment === "..") return { ok: false, error: dotDotRefusal(raw) };
     if (segment === "." || segment === "") return { ok: false, error: `Path "${printable(raw)}" has a "." or empty segment (//, a trailing /): write it plainly, e.g. docs/prd.md.` };
     // What Linux, macOS and Windows all hold: a longer name is one no pull can write (review 75).
     if (segment.length > MAX_NAME_BYTES / 4 && utf8Bytes(segment) > MAX_NAME_BYTES) return { ok: false, error: `Path "${printable(raw)}" has a name of ${utf8Bytes(segment)} bytes (UTF-8); file systems hold at most ${MAX_NAME_BYTES}: use a shorter name.` };
@@ -439,3 +439,14 @@ export function shownHandle(handle: string): string {
 /** `text` as itself and in each Unicode normal form, each once: a folder a Mac names decomposed, which a model types
  *  composed (review 313: the project root typed so was no longer the project). */
 export const unicodeForms = (text: string): string[] => [...new Set([text, text.normalize("NFC"), text.normalize("NFD")])];
+
+/** A path with `..` is refused on any door; said truly, with the path without it where it stays inside (review 313:
+ *  `{implementation_artifacts}/../planning-artifacts/epics.md` was told it left the project). */
+function dotDotRefusal(raw: string): string {
+  const kept: string[] = [];
+  for (const part of raw.split("/")) {
+    if (part !== "..") kept.push(part);
+    else if (!kept.length || kept.pop() === undefined) return `Path "${printable(raw)}" contains "..", which leaves the project: paths cannot leave it.`;
+  }
+  return `Path "${printable(raw)}" contains "..": give it without, as ${printable(kept.join("/"))}.`;
+}
