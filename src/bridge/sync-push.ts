@@ -423,5 +423,8 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
     return { ok: false, error: `${sentence(failure ?? `cannot record the push: ${saved.ok ? "" : saved.error}`)}${done}`, refusals: refused, report };
   }
   if (refused.length) return { ok: false, error: `The remote refused the files below, each for the reason it gives; ${sent ? "the files above were sent" : "nothing was sent"}.`, refusals: refused, report };
+  // A file named after --force and held back is no success for a script that checks the exit code (review 313).
+  const forcedHeld = report.changes.filter((c) => c.kind === "held" && o.forcePaths.has(c.path)).map((c) => c.path);
+  if (forcedHeld.length) return { ok: false, error: `${forcedHeld.join(", ")}, named after --force, ${forcedHeld.length === 1 ? "was" : "were"} held back for the reason above; ${sent ? "the files above were sent" : "nothing was sent"}.`, report };
   return { ok: true, report };
 }

@@ -1405,6 +1405,10 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   expect(lineOf(held.stdout, "held", "_bmad/custom/bmad-prd.user.toml")).toMatch(/ \(a personal file/);
   expect(lineOf(held.stdout, "held", "_bmad/bmm/config.yaml.bak")).toMatch(/ \(holds secret-looking keys/);
   expect(lineOf(held.stdout, "held", "_bmad/custom/bmad-prd.user.toml~")).toMatch(/ \(a personal file/);
+  // A file named after --force and held back fails the push, for a script that checks the exit code (review 313).
+  const forced = await cli(["push", "--remote", remote, "--project", "x", "--dir", target, "--force", "_bmad-output/keys.md"]);
+  expect(forced.code).toBe(1);
+  expect(forced.stderr).toContain("_bmad-output/keys.md, named after --force, was held back for the reason above; nothing was sent.");
 }, 30_000);
 
 it("pulls a file that is not UTF-8 as served, saying so, not as a file that held secrets", async () => {
