@@ -625,6 +625,17 @@ describe("sharing", () => {
     expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
   });
 
+  it("says where a pin in _bmad/custom/ reads over an answer just set (review 314)", async () => {
+    const name = unique("pinned");
+    expect((await owner.project({ action: "create", name })).isError).toBe(false);
+    expect((await owner.files({ action: "write", project: name, path: "_bmad/custom/config.toml", content: '[core]\ncommunication_language = "Pinned-Spanish"\n' })).isError).toBe(false);
+    const set = await owner.project({ action: "config", name, answers: { core: { communication_language: "Italian", user_name: "Olive" } } });
+    expect(set.isError, set.text).toBe(false);
+    expect(set.text).toContain(" But _bmad/custom/config.toml sets core.communication_language, which BMAD reads over the answers: change it there too, or the answer has no effect.");
+    expect(set.text).not.toContain("core.user_name,");
+    expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
+  });
+
   it("merges an answer into a config saved with CRLF line ends, keeping them, and takes a repeat above it as no repeat (review 314)", async () => {
     const name = unique("crlf");
     const path = "_bmad/core/config.yaml";

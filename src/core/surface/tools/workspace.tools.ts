@@ -5,6 +5,7 @@ import * as z from "zod";
 import { answersHint, isServedStandIn, mayServeAsConfig, sanitizeConfigText, servedFile, servedVersion, servedWithout, unjudged } from "../../catalog/config.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
 import { absoluteRefusal, backslashRefusal, checkWorkspacePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unicodeForms, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
+import { parse as parseToml } from "smol-toml";
 import { compileGlob } from "../../catalog/glob.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
@@ -265,9 +266,47 @@ async function setConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string,
   }
   const answered = Object.keys(given).length > 0;
   const zoneSet = zone ? ` Times scripts write in "${name}"${answered ? "" : whose} are in ${zone.zone} now.` : "";
+  const pins = stored!.ok && answered ? await pinnedOver(store, name, given) : [];
+  const pinned = pins.length ? ` But ${pins.join("; ")}, which BMAD reads over the answers: change ${pins.length === 1 ? "it" : "them"} there too, or the answer has no effect.` : "";
   return result(stored!, (r) =>
-    done(!answered ? zoneSet.trim() : `Set the answers of "${name}"${whose}; ${r.changed.length ? `rewrote ${r.changed.join(", ")}` : "no file changed"}${keptEdits(r.kept)}.${zoneSet}`, { ...r, ...(zone ? { time_zone: zone.zone } : {}) }),
+    done(!answered ? zoneSet.trim() : `Set the answers of "${name}"${whose}; ${r.changed.length ? `rewrote ${r.changed.join(", ")}` : "no file changed"}${keptEdits(r.kept)}.${pinned}${zoneSet}`, { ...r, ...(zone ? { time_zone: zone.zone } : {}) }),
   );
+}
+
+/** The team's and a person's own central config pins, which BMAD's resolve_config.py reads over the installer's. */
+const PIN_LAYERS = ["_bmad/custom/config.toml", "_bmad/custom/config.user.toml"];
+
+/** The answers just set that a pin layer sets too (`_bmad/custom/config.toml sets core.user_name`), as each is said: an
+ *  answer reported set that does not take effect is named so (review 314). A layer that does not parse pins nothing here. */
+async function pinnedOver(store: WorkspaceStore, name: string, given: Record<string, Record<string, string>>): Promise<string[]> {
+  const files = store.files(name);
+  const found: string[] = [];
+  for (const layer of PIN_LAYERS) {
+    const read = await files.read(layer);
+    if (!read.ok) continue;
+    let doc: unknown;
+    try {
+      doc = parseToml(new TextDecoder().decode(read.value.data));
+    } catch {
+      continue;
+    }
+    for (const [module, values] of Object.entries(given)) {
+      const table = tableAt(doc, module === "core" ? ["core"] : ["modules", module]);
+      const keys = Object.keys(values).filter((key) => table !== undefined && Object.hasOwn(table, key));
+      if (keys.length) found.push(`${layer} sets ${keys.map((key) => `${module}.${key}`).join(", ")}`);
+    }
+  }
+  return found;
+}
+
+/** The TOML table at `path` (own keys only), or undefined. */
+function tableAt(doc: unknown, path: string[]): Record<string, unknown> | undefined {
+  let at = doc;
+  for (const part of path) {
+    if (!at || typeof at !== "object" || Array.isArray(at) || !Object.hasOwn(at, part)) return undefined;
+    at = (at as Record<string, unknown>)[part];
+  }
+  return at && typeof at === "object" && !Array.isArray(at) ? (at as Record<string, unknown>) : undefined;
 }
 
 export const bmadFilesTool = defineTool({
