@@ -518,6 +518,8 @@ describe("limits", () => {
     expect((await ada.project({ action: "create", name: project })).text).toMatch(/already have a project/);
     // The name it is most likely meant as, named (review 117).
     expect((await ada.project({ action: "create", name: "Todo App" })).text).toMatch(/refused\. .* Try "todo-app"\.$/);
+    // Accents dropped, whichever Unicode form the name came in (review 313).
+    for (const name of ["Caf\u00e9 app", "Cafe\u0301 app"]) expect((await ada.project({ action: "create", name })).text, name).toMatch(/ Try "cafe-app"\.$/);
     expect((await ada.files({ action: "list", project: project.toUpperCase() })).text).toMatch(new RegExp(`Try "${project}"\\.`));
   });
 });

@@ -51,7 +51,8 @@ export const NAME_RULE = 'Project names are 1-64 characters: lowercase letters, 
 export function checkProjectName(raw: string): Checked<string> {
   if (NAME.test(raw) && !raw.includes("..")) return { ok: true, value: raw };
   // The name it is most likely meant as (review 117: "Todo-App" for todo-app got the rule alone).
-  const slug = raw.slice(0, 200).toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/\.{2,}/g, ".").replace(/^[^a-z0-9]+|[-.]+$/g, "").slice(0, 64);
+  // Accents dropped, in either Unicode form alike (review 313: "Café app" gave "caf-app", its decomposed twin "cafe-app").
+  const slug = raw.slice(0, 200).normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/\.{2,}/g, ".").replace(/^[^a-z0-9]+|[-.]+$/g, "").slice(0, 64);
   const meant = NAME.test(slug) ? ` Try "${slug}".` : "";
   return { ok: false, error: `Project name "${printable(raw)}" refused. ${NAME_RULE}${meant}` };
 }
