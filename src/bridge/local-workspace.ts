@@ -355,7 +355,7 @@ class LocalFiles implements WorkspaceFiles {
     if (!at.ok) return at;
     const rel = at.value.rel;
     const now = await this.entry(rel);
-    const kept = (await keptOf(this.root, rel)).map((e): VersionEntry => ({ version: e.version, op: "write", size: e.size, sha256: e.sha256, at: e.at }));
+    const kept = (await keptOf(this.root, rel)).map((e): VersionEntry => ({ version: e.version, op: "write", size: e.size, sha256: e.sha256, at: e.at, kept: true }));
     const versions = [...(now ? [{ version: now.version, op: "write" as const, size: now.size, sha256: now.sha256, ...(now.author ? { author: now.author } : {}), at: now.updated_at }] : []), ...kept];
     if (!versions.length) return { ok: false, kind: "not_found", error: `No file ${rel} in the project, and nothing of it kept (the bridge keeps ${KEPT_DAYS} days of what it replaced or removed); earlier versions are in the user's git, if they use it (git log).` };
     const from = page.before === undefined ? 0 : versions.findIndex((v) => v.version === page.before) + 1;

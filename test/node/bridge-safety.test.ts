@@ -1001,7 +1001,8 @@ describe("what a change replaced is kept a week", () => {
     await files(client, { action: "write", path, content: "garbage a steered model wrote\n" });
     const history = await files(client, { action: "history", path });
     expect(history.text.split("\n").filter((l) => l.startsWith("v"))).toHaveLength(2);
-    expect(history.text).toContain(`v${first.version} write 26 B changed at `);
+    // Dated when the change replaced it, said so (review 313: "changed at" read as when it was written).
+    expect(history.text).toContain(`v${first.version} write 26 B kept when replaced or deleted at `);
     expect((await files(client, { action: "read", path, version: first.version })).text).toContain("The PRD the team agreed");
     expect((await files(client, { action: "restore", path, version: first.version })).isError).toBe(false);
     expect(readFileSync(join(dir, path), "utf8")).toBe("# The PRD the team agreed\n");
@@ -1009,7 +1010,7 @@ describe("what a change replaced is kept a week", () => {
     expect((await files(client, { action: "delete", path })).isError).toBe(false);
     expect((await files(client, { action: "restore", path, version: first.version })).isError).toBe(false);
     expect(readFileSync(join(dir, path), "utf8")).toBe("# The PRD the team agreed\n");
-    expect((await files(client, { action: "history", path })).text).toContain("30 B changed at ");
+    expect((await files(client, { action: "history", path })).text).toContain("30 B kept when replaced or deleted at ");
     // A ported script's change (memlog set rewrites the log) is kept like any other.
     await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --workspace {project-root}/kept/run");
     const before = readFileSync(join(dir, "kept/run/.memlog.md"), "utf8");
@@ -1123,7 +1124,7 @@ describe("what a change replaced is kept a week", () => {
     for (const [i, w] of wrote.entries()) {
       const landed = readFileSync(join(dir, `many/f${i}.md`), "utf8") === `model ${i}\n`;
       expect(landed, w.text).toBe(!w.isError);
-      if (landed) expect((await files(client, { action: "history", path: `many/f${i}.md` })).text).toMatch(new RegExp(`^v\\d+ write ${`user ${i}\n`.length} B changed at`, "m"));
+      if (landed) expect((await files(client, { action: "history", path: `many/f${i}.md` })).text).toMatch(new RegExp(`^v\\d+ write ${`user ${i}\n`.length} B kept when replaced or deleted at`, "m"));
     }
     expect(wrote.filter((w) => !w.isError).length).toBe(40);
     // A document over the 1 MiB a write takes, deleted, comes back whole (review 39: its copy could not be restored).
@@ -1196,7 +1197,7 @@ describe("what a change replaced is kept a week", () => {
     expect(readdirSync(join(dir, "forms"))).toEqual(["re\u0301sume\u0301"]);
     expect(readdirSync(join(dir, "forms/re\u0301sume\u0301"))).toEqual(["cafe\u0301.md"]);
     expect(readFileSync(join(dir, "forms/re\u0301sume\u0301/cafe\u0301.md"), "utf8")).toBe("the model's, edited\n");
-    expect((await files(client, { action: "history", path: "forms/r\u00e9sum\u00e9/caf\u00e9.md" })).text).toContain("the user's".length + 1 + " B changed at");
+    expect((await files(client, { action: "history", path: "forms/r\u00e9sum\u00e9/caf\u00e9.md" })).text).toContain("the user's".length + 1 + " B kept when replaced or deleted at");
     // A new name macOS and Windows read as another's (case, here) is refused naming it, as push would hold it back.
     const twin = await files(client, { action: "write", path: "forms/r\u00e9sum\u00e9/CAF\u00c9.md", content: "x\n" });
     expect(twin.isError).toBe(true);

@@ -137,6 +137,8 @@ export interface VersionEntry {
   pruned?: boolean;
   /** Purged, and kept for unpurge a while. */
   purged?: boolean;
+  /** The bridge's kept copy: `at` is when a change replaced or removed it, not when it was written. */
+  kept?: true;
 }
 
 /** After a version's number where it is not the file's version now (`current`, 0: deleted): said alike by bmad-doc's

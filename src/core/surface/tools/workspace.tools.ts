@@ -461,7 +461,7 @@ function historyPage(path: string, page: VersionEntry[], before: number | undefi
   let above = before;
   const lines = versions.flatMap((v) => [
     ...(!folder && above !== undefined && above - v.version > 1 ? [`${above - v.version > 2 ? `v${v.version + 1} to v${above - 1}` : `v${v.version + 1}`}: no longer kept (dropped whole under the history cap)`] : []),
-    `v${(above = v.version)} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}${v.size === undefined ? "" : ` ${n(v.size)} B`} ${byAt(v.author, show(v.at))}${v.purged ? " (purged: unpurge brings it back for 7 days)" : v.pruned ? " (content pruned)" : ""}`,
+    `v${(above = v.version)} ${v.op}${v.restored_from ? ` of v${v.restored_from}` : ""}${v.size === undefined ? "" : ` ${n(v.size)} B`} ${v.kept ? `kept when replaced or deleted at ${show(v.at)}` : byAt(v.author, show(v.at))}${v.purged ? " (purged: unpurge brings it back for 7 days)" : v.pruned ? " (content pruned)" : ""}`,
   ]);
   const which = before === undefined ? "" : ` older than v${before}`;
   if (!versions.length) return done(`${path} has no versions${which}.`, { path, versions });
