@@ -789,7 +789,7 @@ export class WorkspaceProject extends DurableObject {
         return fail("invalid", `${path} was edited by hand since the installer wrote it, and repeats the key of ${JSON.stringify(merged.line)} after it, which is the value a reader takes: the answer would not take effect. Nothing was changed. Remove the repeated key with bmad-files "edit", then set the answer again.`);
       }
       if (!merged.ok) {
-        return fail("invalid", `${path} was edited by hand since the installer wrote it, and its line ${JSON.stringify(merged.line)}, which this answer changes, is not in it exactly once (taken out, changed or repeated), so the answer cannot be applied without losing those edits. Nothing was changed. Put that line back as it was with bmad-files "edit", or restore the generated version (bmad-files "history" lists it), then set the answer again.`);
+        return fail("invalid", `${path} was edited by hand since the installer wrote it, and its line ${JSON.stringify(merged.line)}, which this answer changes, is not in it exactly once (taken out, changed or repeated), so the answer cannot be applied without losing those edits. Nothing was changed. Put that line back as it was with bmad-files "edit", then set the answer again.`);
       }
       files.push({ path, data: new TextEncoder().encode(merged.text) });
       // Named by their people; lines only the installer wrote (a create's `# Date:` a moment before the project's

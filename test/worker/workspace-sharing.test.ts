@@ -633,6 +633,10 @@ describe("sharing", () => {
     expect(set.isError, set.text).toBe(false);
     expect(set.text).toContain(" But _bmad/custom/config.toml sets core.communication_language, which BMAD reads over the answers: change it there too, or the answer has no effect.");
     expect(set.text).not.toContain("core.user_name,");
+    // A config restored to a version before the answers says that the answers stay as they were.
+    const restored = await owner.files({ action: "restore", project: name, path: "_bmad/core/config.yaml", version: 1 });
+    expect(restored.isError, restored.text).toBe(false);
+    expect(restored.text).toContain(`The project's installer answers are as they were (bmad-project "config" shows them): set them again where this version holds other values.`);
     expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
   });
 
@@ -659,7 +663,7 @@ describe("sharing", () => {
     const refused = await writer.project({ action: "config", name, answers: { core: { communication_language: "Klingon" } } });
     expect(refused.isError).toBe(true);
     expect(refused.text).toContain(`${path} was edited by hand since the installer wrote it, and its line "communication_language: English", which this answer changes, is not in it exactly once`);
-    expect(refused.text).toContain('Nothing was changed. Put that line back as it was with bmad-files "edit", or restore the generated version');
+    expect(refused.text).toContain('Nothing was changed. Put that line back as it was with bmad-files "edit", then set the answer again.');
     // Nothing written: neither the answer nor any file.
     expect((await owner.project({ action: "config", name })).text.split("\n").find((l) => l.startsWith("core.communication_language = "))).toMatch(/^core\.communication_language = default /);
     expect((await owner.files({ action: "history", project: name, path: "_bmad/core/config.yaml" })).text).not.toContain("v2 ");

@@ -2,7 +2,7 @@
 // manages projects (created with BMAD's installer answers) and sharing; bmad-files reads and writes their files,
 // each change a version. Both read or write by action: `writes` tells the scope check which.
 import * as z from "zod";
-import { answersHint, isServedStandIn, mayServeAsConfig, sanitizeConfigText, servedFile, servedVersion, servedWithout, unjudged } from "../../catalog/config.js";
+import { answersHint, holdsInstallerAnswers, isServedStandIn, mayServeAsConfig, sanitizeConfigText, servedFile, servedVersion, servedWithout, unjudged } from "../../catalog/config.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
 import { absoluteRefusal, backslashRefusal, checkWorkspacePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unicodeForms, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { parse as parseToml } from "smol-toml";
@@ -420,7 +420,8 @@ export const bmadFilesTool = defineTool({
             const lost = await secretsLost(store, files, path);
             if (lost) return fail(lost);
           }
-          return result(await files.restore(path, args.version, args.if_version), (f) => changed(`${leftNote(store, path)}Restored ${path}${inWhose(files)} to version ${args.version}'s content`, f, replacedNote(f)));
+          // The installer's answers stay as they were: said, since they may no longer be what the file holds (review 314).
+          return result(await files.restore(path, args.version, args.if_version), (f) => changed(`${leftNote(store, path)}Restored ${path}${inWhose(files)} to version ${args.version}'s content`, f, `${replacedNote(f)}${holdsInstallerAnswers(path) && !store.folder ? ` The project's installer answers are as they were (bmad-project "config" shows them): set them again where this version holds other values.` : ""}`));
         case "delete": {
           // On the bridge the user's own file, which the model's delete and write would replace (review 45); a workspace
           // keeps every version, and its owner takes a secret out of one this way (a restore over it is refused).
