@@ -7,6 +7,7 @@ import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits
 import { absoluteRefusal, backslashRefusal, checkWorkspacePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unicodeForms, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { parse as parseToml } from "smol-toml";
 import { compileGlob } from "../../catalog/glob.js";
+import { parseBoundedToml } from "../../yaml.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
@@ -286,7 +287,8 @@ async function pinnedOver(store: WorkspaceStore, name: string, given: Record<str
     if (!read.ok) continue;
     let doc: unknown;
     try {
-      doc = parseToml(new TextDecoder().decode(read.value.data));
+      const text = new TextDecoder().decode(read.value.data);
+      doc = parseBoundedToml(text, () => parseToml(text));
     } catch {
       continue;
     }
