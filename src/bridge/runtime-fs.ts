@@ -110,22 +110,17 @@ export class NodeRuntimeFs implements RuntimeFs {
     if (!path.startsWith("/")) throw refusal(`not an absolute path: ${path}`);
     const root = [...this.roots, ...this.named].find((r) => path.startsWith(r === "/" ? r : `${r}/`));
     if (root === undefined) return { path, real: await this.followLinks(path) };
-    if (path !== posix.normalize(path)) {
-      // `..` goes through links first, as Python's resolve() takes it; then the names below the root it lands in as the
-      // disk spells them (review 309: `x/../café` made the look-alike again).
-      const real = await this.followLinks(path);
-      const at = this.roots.find((r) => real.startsWith(r === "/" ? r : `${r}/`));
-      if (at === undefined) return { path, real };
-      const below = await this.onDisk(at, real.slice(at === "/" ? 1 : at.length + 1));
-      if (!below.ok) throw namingRefusal(below.error, "EINVAL");
-      const twin = below.value.twin;
-      return { path, real: await this.followLinks(join(at, below.value.rel)), ...(twin ? { twinRefused: twinRefusal(below.value.rel, twin) } : {}) };
-    }
-    const found = await this.onDisk(root, path.slice(root === "/" ? 1 : root.length + 1));
+    // `..` goes through links first, as Python's resolve() takes it; then the names below the root it lands in as the
+    // disk spells them (review 309: `x/../café` made the look-alike again). The path answered stays as given.
+    const dotted = path !== posix.normalize(path);
+    const real = dotted ? await this.followLinks(path) : path;
+    const base = dotted ? this.roots.find((r) => real.startsWith(r === "/" ? r : `${r}/`)) : root;
+    if (base === undefined) return { path, real };
+    const found = await this.onDisk(base, real.slice(base === "/" ? 1 : base.length + 1));
     if (!found.ok) throw namingRefusal(found.error, "EINVAL");
     const { rel, twin } = found.value;
-    const spelled = join(root, rel);
-    return { path: spelled, real: await this.followLinks(spelled), ...(twin ? { twinRefused: twinRefusal(rel, twin) } : {}) };
+    const spelled = join(base, rel);
+    return { path: dotted ? path : spelled, real: await this.followLinks(spelled), ...(twin ? { twinRefused: twinRefusal(rel, twin) } : {}) };
   }
 
   /** Symlinks resolved component by component, a missing tail kept. */

@@ -264,7 +264,7 @@ export class WorkspaceProject extends DurableObject {
     return g.ok ? { ok: true, value: g.meta.time_zone } : g;
   }
 
-  /** When a file here last changed (null: none is), read from the current files alone (WorkspaceFiles.lastChanged). */
+  /** When a file here last changed, a deletion too (null: none ever did; WorkspaceFiles.lastChanged). */
   lastChanged(caller: Caller): DoResult<string | null> {
     const g = this.gate(caller, "read");
     return g.ok ? { ok: true, value: this.files.lastChanged() } : g;
@@ -782,14 +782,13 @@ export class WorkspaceProject extends DurableObject {
         continue;
       }
       const merged = mergeConfigEdits(this.files.text(path)!, before, new TextDecoder().decode(data));
-      if (!merged.ok && merged.table !== undefined) {
-        return fail("invalid", `${path} was edited by hand since the installer wrote it, and the line ${JSON.stringify(merged.line)} this answer sets would not be under its table [${merged.table}] there (a hand edit moved it), so the answer would not take effect. Nothing was changed. Move that key back under [${merged.table}] with bmad-files "edit", then set the answer again.`);
-      }
-      if (!merged.ok && merged.repeated) {
-        return fail("invalid", `${path} was edited by hand since the installer wrote it, and repeats the key of ${JSON.stringify(merged.line)} after it, which is the value a reader takes: the answer would not take effect. Nothing was changed. Remove the repeated key with bmad-files "edit", then set the answer again.`);
-      }
       if (!merged.ok) {
-        return fail("invalid", `${path} was edited by hand since the installer wrote it, and its line ${JSON.stringify(merged.line)}, which this answer changes, is not in it exactly once (taken out, changed or repeated), so the answer cannot be applied without losing those edits. Nothing was changed. Put that line back as it was with bmad-files "edit", then set the answer again.`);
+        const [why, fix] = merged.table !== undefined
+          ? [`the line ${JSON.stringify(merged.line)} this answer sets would not be under its table [${merged.table}] there (a hand edit moved it), so the answer would not take effect`, `Move that key back under [${merged.table}]`]
+          : merged.repeated
+            ? [`repeats the key of ${JSON.stringify(merged.line)} after it, which is the value a reader takes: the answer would not take effect`, "Remove the repeated key"]
+            : [`its line ${JSON.stringify(merged.line)}, which this answer changes, is not in it exactly once (taken out, changed or repeated), so the answer cannot be applied without losing those edits`, "Put that line back as it was"];
+        return fail("invalid", `${path} was edited by hand since the installer wrote it, and ${why}. Nothing was changed. ${fix} with bmad-files "edit", then set the answer again.`);
       }
       files.push({ path, data: new TextEncoder().encode(merged.text) });
       // Named by their people; lines only the installer wrote (a create's `# Date:` a moment before the project's

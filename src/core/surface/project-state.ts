@@ -45,7 +45,7 @@ async function sprintNext(deps: SurfaceDeps, runtime: ProjectRuntime, sprint: st
   const name = SPRINT_NEXT.find((n) => deps.reader.catalog.resolve("workflow", n).ok);
   const skill = name === undefined ? undefined : deps.reader.catalog.resolve("workflow", name);
   if (!skill?.ok) return undefined;
-  const named = deps.project || project === undefined ? {} : { project };
+  const named = namedIn(deps, project);
   const call = `${TOOL.bmad} ${JSON.stringify({ command: `*${name}`, ...named })}`;
   const bundleDir = skill.record.entry.slice(0, skill.record.entry.lastIndexOf("/"));
   // A path a command line would split or quote (a member names the folders: review 312) gets the skill alone.
@@ -54,6 +54,9 @@ async function sprintNext(deps: SurfaceDeps, runtime: ProjectRuntime, sprint: st
   const command = `uv run ${await runtime.skillRoot(bundleDir)}/${SPRINT_SCRIPT} status --status-file ${runtime.root}/${sprint}`;
   return `${TOOL.bmadRun} ${JSON.stringify({ command, ...named })} says where it stands and what is next; ${call} re-plans it`;
 }
+
+/** A call's `project`: a workspace's name; none for the bridge's one project, its folder. */
+const namedIn = (deps: SurfaceDeps, project: string | undefined): { project?: string } => (deps.project || project === undefined ? {} : { project });
 
 /** A path a command line takes as one word, as written. */
 const PLAIN_PATH = /^[\w./@+-]+$/;
@@ -74,6 +77,5 @@ async function requiredNext(deps: SurfaceDeps, documents: WorkDocument[], projec
   const last = done.lastIndexOf(true);
   const next = last < 0 ? undefined : required.slice(last + 1).find((r, i) => !done[last + 1 + i] && deps.reader.catalog.resolve("workflow", r.skill).ok);
   if (!next) return undefined;
-  const named = deps.project || project === undefined ? {} : { project };
-  return `- Next: ${next.skill} (${TOOL.bmad} ${JSON.stringify({ command: `*${next.skill}`, ...named })}).`;
+  return `- Next: ${next.skill} (${TOOL.bmad} ${JSON.stringify({ command: `*${next.skill}`, ...namedIn(deps, project) })}).`;
 }
