@@ -869,23 +869,24 @@ describe("compare-and-set holds under the lock that writes", () => {
   it("gives every call of one bridge the lock, though together they hold it past a wait (review 246)", async () => {
     const root = realpathSync(sharedProject().dir);
     const order: number[] = [];
-    // Thirty calls, each holding the lock 50 ms: 1.5 s in all, past the 1 s each waits for one holder (a holder's
-    // 50 ms left a loaded CI machine 20 times its length before a wait gives up; at 40 ms of 300 it once did).
-    const calls = Array.from({ length: 30 }, (_, i) =>
+    // 120 calls, each holding the lock 20 ms: 2.4 s in all, past the 2 s each waits for one holder. A holder's hold
+    // stays 100 times shorter than a wait: on a loaded CI machine one hold of 50 ms once passed 1 s (and 40 ms, 300).
+    const calls = Array.from({ length: 120 }, (_, i) =>
       withFileLock(root, "docs/queue.md", async () => {
         order.push(i);
-        await new Promise((r) => setTimeout(r, 50));
-      }, 1000),
+        await new Promise((r) => setTimeout(r, 20));
+      }, 2000),
     );
     await Promise.all(calls);
     // Each once (in the order each found its lock's folder, which is not always the order of the calls).
-    expect(order.toSorted((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i));
+    expect(order.toSorted((a, b) => a - b)).toEqual(Array.from({ length: 120 }, (_, i) => i));
   });
 
   it("waits for a lock that changes hands for longer than a wait: busy is not hung (review 246)", async () => {
     const root = realpathSync(sharedProject().dir);
     const lock = await lockFolder(root, "docs/busy.md");
-    // Another bridge's calls, one after another: a live process, a new holder every 100 ms, for a second.
+    // Another bridge's calls, one after another: a live process, a new holder every 40 ms, for 1.6 s, past a wait of
+    // 1.2 s (30 holds in one wait: a loaded machine's stall of a timer does not make one hold look hung).
     const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 30_000)"], { stdio: "ignore" });
     const holder = (token: string) => {
       writeFileSync(`${lock}.swap`, JSON.stringify({ pid: other.pid, token, path: join(root, "docs/busy.md") }));
@@ -895,13 +896,13 @@ describe("compare-and-set holds under the lock that writes", () => {
       mkdirSync(lock);
       holder("theirs-0");
       const since = performance.now();
-      const mine = withFileLock(root, "docs/busy.md", async () => performance.now() - since, 300);
-      for (let i = 1; i <= 10; i++) {
-        await new Promise((r) => setTimeout(r, 100));
+      const mine = withFileLock(root, "docs/busy.md", async () => performance.now() - since, 1200);
+      for (let i = 1; i <= 40; i++) {
+        await new Promise((r) => setTimeout(r, 40));
         holder(`theirs-${i}`);
       }
       rmSync(lock, { recursive: true });
-      expect(await mine).toBeGreaterThan(1000);
+      expect(await mine).toBeGreaterThan(1500);
       // One holder that keeps it past the wait is named, as hung.
       mkdirSync(lock);
       holder("theirs-stalled");
