@@ -599,6 +599,21 @@ describe("sharing", () => {
     expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
   });
 
+  it("sets two answers whose lines a hand edit put a line between, each in its place (review 314-4)", async () => {
+    const name = unique("between");
+    const path = "_bmad/bmm/config.yaml";
+    expect((await owner.project({ action: "create", name })).isError).toBe(false);
+    const edit = await owner.files({ action: "edit", project: name, path, old: "communication_language: English\n", content: "communication_language: English\n# Alice: the docs go out in English too\n" });
+    expect(edit.isError, edit.text).toBe(false);
+    const edited = (await owner.files({ action: "read", project: name, path })).text;
+    const set = await owner.project({ action: "config", name, answers: { core: { communication_language: "French", document_output_language: "French" } } });
+    expect(set.isError, set.text).toBe(false);
+    expect(set.text).toContain(`; kept your edits to ${path}, changing only the answer's lines.`);
+    const now = (await owner.files({ action: "read", project: name, path })).text;
+    expect(now.slice(now.indexOf("\n"))).toBe(edited.slice(edited.indexOf("\n")).replace("communication_language: English\n", "communication_language: French\n").replace("document_output_language: English\n", "document_output_language: French\n"));
+    expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
+  });
+
   it("refuses an answer whose key a hand edit repeats further down, where the repeat would win (review 306)", async () => {
     const name = unique("repeated");
     const path = "_bmad/bmm/config.yaml";

@@ -9,7 +9,8 @@ export type Merged = { ok: true; text: string } | { ok: false; line: string; rep
 
 /** `head` with the lines that differ between `before` (what the old answers made) and `after` (what the new ones make)
  *  changed as they do. Each run of changed lines of `before` must be in `head` whole and in order, found by a line of
- *  it `head` has exactly once (a blank line, had several times, is placed by its neighbours), and is replaced there;
+ *  it `head` has exactly once (a blank line, had several times, is placed by its neighbours), and is replaced there
+ *  (or, where a hand edit split it, each of its lines by the new line of its key, where `head` has it once);
  *  lines `after` only adds go after the line they follow, which `head` must have once. A run `head` already has as
  *  `after` does is left. Else the line that cannot be placed, and nothing is merged. Lines at `\n`, so the rest of
  *  `head` stays byte for byte; O(n log n) in the lines (matchLines), each run looked at once. */
@@ -34,6 +35,18 @@ export function mergeConfigEdits(head: string, before: string, after: string): M
     const off = run.findIndex((line, t) => theirs[start + t] !== line || instead.has(start + t));
     return off < 0 ? { start } : { line: run[off]! };
   };
+  /** A run of answers' lines split by a hand edit (a comment put between two of them, review 314-4): each line
+   *  replaced by the one of the same key where head has it once, when every line of the run is such a pair. */
+  const paired = (gone: string[], come: string[]): boolean => {
+    const where = gone.map((line, t) => {
+      const key = KEY.exec(line)?.[1];
+      const i = once(line);
+      return key !== undefined && key === KEY.exec(come[t] ?? "")?.[1] && i >= 0 && !instead.has(i) ? i : -1;
+    });
+    if (gone.length !== come.length || where.includes(-1)) return false;
+    where.forEach((i, t) => instead.set(i, [come[t]!]));
+    return true;
+  };
   const kept = matchLines(made, next);
   let lastMade = -1;
   for (let j = 0; j <= next.length; j++) {
@@ -45,7 +58,7 @@ export function mergeConfigEdits(head: string, before: string, after: string): M
     if (gone.length) {
       const found = find(gone);
       if ("start" in found) gone.forEach((_, t) => instead.set(found.start + t, t ? [] : come));
-      else if (!come.length || !("start" in find(come))) return { ok: false, line: found.line };
+      else if (!paired(gone, come) && (!come.length || !("start" in find(come)))) return { ok: false, line: found.line };
     } else if (come.length) {
       const following = lastMade < 0 ? -1 : once(made[lastMade]!);
       if (lastMade >= 0 && following < 0) return { ok: false, line: made[lastMade]! };
