@@ -44,8 +44,6 @@ class BusyError extends Error {}
 /** A path the project's files may not be read or written through (a symlink out, a device): named, with the fix. */
 class RefusedPath extends Error {}
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 
 /** The mapping, or undefined when malformed: then it is rebuilt from the state files. */
 function parseMapping(text: string | undefined): Mapping | undefined {

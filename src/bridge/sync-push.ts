@@ -324,7 +324,7 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       refusals.push(suspect.merges && read.ok ? await asPullMeetsIt(o, refusal, suspect.merges.mine, suspect.merges.synced, read.value) : refusal);
     }
   }
-  for (const [i, path] of behindUnsure.entries()) {
+  for (let i = 0; i < behindUnsure.length; i++) {
     const read = reads[suspects.length + i]!;
     if (read.ok && read.value.byOthers) report.behindLeft++;
     else report.behind++;

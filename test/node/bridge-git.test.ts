@@ -17,7 +17,6 @@ const work = join(tmp.dir, "work");
 const bare = join(tmp.dir, "acme/repo.git"); // labelled acme/repo.git: never the path above it
 const home = join(tmp.dir, "home");
 const project = join(tmp.dir, "project");
-const cache = join(home, ".cache/bmad-mcp/git");
 const git = (args: string[], cwd?: string) => execFileSync("git", args, { cwd, stdio: "pipe" }).toString().trim();
 let bridge: string;
 

@@ -82,6 +82,9 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     for (const option of [`-o${away}/abs.json`, "-o../glued-away/up.json", "-odangling-link", "-olinked-dir/x.json", `--output=${away}/long.json`]) {
       const out = await bmadRun(client, `${review} ${option}`);
       expect(out.out?.exit_code, option).not.toBe(0);
+      // Refused for what it is, not "No such file" for a folder that is there (review 309-6).
+      expect(out.text, option).toMatch(option === "-odangling-link" ? /a dangling symlink/ : /outside the allowed roots|leads outside the project/);
+      expect(out.text, option).not.toContain("No such file");
     }
     const spine = await bmadRun(client, `uv run {project-root}/.claude/skills/bmad-architecture/scripts/lint_spine.py --workspace run -o${away}/spine.json`);
     expect(spine.out?.exit_code).not.toBe(0);

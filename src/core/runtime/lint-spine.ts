@@ -6,8 +6,8 @@ import { addArgument, createParser, parseArgs } from "./argparse.js";
 import type { RunBudget } from "./budget.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, PyError, type PyDict, type PyValue } from "./py-json.js";
-import { isOsError, osError, readText, statPath, writeBytes } from "./py-io.js";
-import { fsPath, joinPath, normPath, parentPath } from "./py-path.js";
+import { isOsError, readText, statPath } from "./py-io.js";
+import { fsPath, joinPath, normPath, writeOutput } from "./py-path.js";
 import { repr, splitlines, strip } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
 
@@ -205,10 +205,7 @@ export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> 
     const json = dumps(result, { indent: 2 });
     // An empty -o is "not given", as `if args.output:` reads it.
     if (args.output) {
-      const target = await fsPath(ctx.fs, args.output as string, ctx.cwd);
-      // write_text makes no folders: a missing one is Python's FileNotFoundError.
-      if (target === undefined || (await statPath(ctx.fs, parentPath(target))) !== "dir") throw osError("ENOENT", args.output as string);
-      await writeBytes(ctx.fs, target, new TextEncoder().encode(`${json}\n`));
+      await writeOutput(ctx.fs, args.output as string, ctx.cwd, `${json}\n`);
     } else out.stdout += `${json}\n`;
     return 0;
   });

@@ -4,7 +4,7 @@ import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, PyError } from "./py-json.js";
 import { editTextThere, mkdirs, osError, replaceIfUnchanged, rewriteText, statPath } from "./py-io.js";
 import { fsPath, joinPath, normPath, parentPath } from "./py-path.js";
-import { repr, splitlines, splitWhitespace, strip } from "./py-str.js";
+import { repr, splitWhitespace, strip } from "./py-str.js";
 import { type Output, runScript, terminalWidth } from "./process.js";
 import { MEMLOG_DOC } from "./memlog-doc.js";
 import { below, optionValues } from "./command-line.js";

@@ -1,6 +1,6 @@
 // pathlib.PurePosixPath and Path.resolve() as the scripts use them, over RuntimeFs.
 import type { RuntimeFs } from "./fs.js";
-import { statPath } from "./py-io.js";
+import { asOsError, osError, statPath, writeBytes } from "./py-io.js";
 import { PyError } from "./py-json.js";
 import { repr } from "./py-str.js";
 
@@ -94,4 +94,18 @@ export function comparePathParts(a: string, b: string, compare: (x: string, y: s
     if (d !== 0) return d;
   }
   return x.length - y.length;
+}
+
+/** Path(p).write_text(text), as a script's -o does: no folders made, so a missing one is Python's FileNotFoundError;
+ *  a folder this file system refuses (outside the project, inside .git/: stat calls it missing) says the refusal
+ *  (review 309-6: "No such file" named a folder outside that is there). */
+export async function writeOutput(fs: RuntimeFs, p: string, cwd: string, text: string): Promise<void> {
+  const target = await fsPath(fs, p, cwd);
+  if (target === undefined) throw osError("ENOENT", p);
+  if ((await statPath(fs, parentPath(target))) !== "dir") {
+    // A read is refused where the write would be, with the reason; where no folder is, it finds nothing.
+    await fs.readFile(target).catch((error: unknown) => Promise.reject(asOsError(error, p)));
+    throw osError("ENOENT", p);
+  }
+  await writeBytes(fs, target, new TextEncoder().encode(text));
 }

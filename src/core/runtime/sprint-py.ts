@@ -4,7 +4,7 @@
 import { ArgparseExit, type Namespace, type Parser, parseArgs } from "./argparse.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, PyError, type PyDict, type PyValue } from "./py-json.js";
-import { digitsValue, pyInt } from "./py-int.js";
+import { pyInt } from "./py-int.js";
 import { pyRepr } from "./py-ops.js";
 import { repr, stripChars } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";

@@ -3,7 +3,7 @@
 // style, key order, anchors and tags, and every comment and blank line as a "chunk" owned by the item whose last token
 // it follows (so replacing a collection drops the comments inside it, as ruamel does). sprint-yaml-emit.ts writes it.
 import { type Node as YNode, Scalar, YAMLMap, YAMLSeq, Alias, YAMLParseError, type Pair } from "yaml";
-import { PyError, type PyValue } from "./py-json.js";
+import { PyError } from "./py-json.js";
 import { parseStamp } from "./sprint-yaml-time.js";
 import { composeUntilError, tooHeavyToParse, tooManyQuotes } from "../yaml.js";
 

@@ -4,8 +4,8 @@ import { addArgument, createParser, parseArgs } from "./argparse.js";
 import type { RunBudget } from "./budget.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, type PyValue } from "./py-json.js";
-import { osError, readBytes, statPath, writeBytes } from "./py-io.js";
-import { fsPath, normPath, parentPath } from "./py-path.js";
+import { readBytes, statPath } from "./py-io.js";
+import { fsPath, normPath, writeOutput } from "./py-path.js";
 import { splitlines, splitWhitespace, strip, universalNewlines } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
 
@@ -86,10 +86,7 @@ export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> 
       out.stdout += `${json}\n`;
       return 0;
     }
-    // write_text makes no folders: a missing one is Python's FileNotFoundError.
-    const target = await fsPath(ctx.fs, args.output as string, ctx.cwd);
-    if (target === undefined || (await statPath(ctx.fs, parentPath(target))) !== "dir") throw osError("ENOENT", args.output as string);
-    await writeBytes(ctx.fs, target, new TextEncoder().encode(`${json}\n`));
+    await writeOutput(ctx.fs, args.output as string, ctx.cwd, `${json}\n`);
     return 0;
   });
 }
