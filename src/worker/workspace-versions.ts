@@ -4,7 +4,7 @@
 // only content replaced longer ago, and a change that would pass the cap with nothing that old is refused
 // (the owner may purge). The workspace object checks access and limits; this stores.
 import { createHash } from "node:crypto";
-import { closest, suggestion } from "../core/catalog/closest.js";
+import { closestFiles, suggestion } from "../core/catalog/closest.js";
 import { shownTime } from "../core/count.js";
 import { folderFull, folderOf, MAX_HISTORY_BYTES } from "../core/workspace/limits.js";
 import { unicodeTwinsRefusal, unportableName } from "../core/workspace/paths.js";
@@ -296,7 +296,7 @@ export class VersionedFiles {
     if (last) return fail("not_found", `${path} was deleted (version ${last}); bmad-files "history" shows its versions and "restore" brings one back.`);
     const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/") + 1) : "";
     const near = this.sql.exec<{ path: string }>("SELECT path FROM files WHERE path >= ? AND path < ? LIMIT 500", dir, `${dir}\uffff`).toArray().map((r) => r.path);
-    return fail("not_found", `No file ${path} in project "${project}".${suggestion(closest(path, near, 3))}`);
+    return fail("not_found", `No file ${path} in project "${project}".${suggestion(closestFiles(path, near, 3))}`);
   }
 
   /** When a file last changed, a deletion too (null: none ever did; review 312: a project whose documents a member

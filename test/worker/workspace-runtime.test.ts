@@ -371,6 +371,13 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(epics.text).toBe(
       `No file matches "_bmad-output/planning-artifacts/*PRD*.md".\nFiles its last part matches deeper down, or in another case:\n_bmad-output/planning-artifacts/prds/prd-todo/prd.md`,
     );
+    // A read of the path a skill's config names, where the run wrote it deeper: the file of that name comes first, not
+    // the nearest spelling (review 315-3: epics.md and a memlog were named for architecture.md).
+    expect((await ada.files({ action: "write", project, path: "_bmad-output/planning-artifacts/epics.md", content: "# Epics\n" })).isError).toBe(false);
+    expect((await ada.files({ action: "write", project, path: "_bmad-output/planning-artifacts/architecture/arch-todo/ARCHITECTURE-SPINE.md", content: "# Spine\n" })).isError).toBe(false);
+    expect((await ada.files({ action: "read", project, path: "{planning_artifacts}/prd.md" })).text).toMatch(/\. Closest: _bmad-output\/planning-artifacts\/prds\/prd-todo\/prd\.md, /);
+    expect((await ada.files({ action: "read", project, path: "{planning_artifacts}/architecture.md" })).text).toMatch(/\. Closest: _bmad-output\/planning-artifacts\/architecture\/arch-todo\/ARCHITECTURE-SPINE\.md, /);
+    for (const path of ["epics.md", "architecture/arch-todo/ARCHITECTURE-SPINE.md"]) expect((await ada.files({ action: "delete", project, path: `_bmad-output/planning-artifacts/${path}` })).isError).toBe(false);
     // A glob's folder parts count too: `*prd*/*.md` names the PRD runs' files, not every document below (review 77).
     expect((await ada.files({ action: "write", project, path: "_bmad-output/planning-artifacts/research/notes.md", content: "# Notes\n" })).isError).toBe(false);
     const parts = (await ada.files({ action: "list", project, path: "{planning_artifacts}/*prd*/*.md" })).text;
