@@ -7,7 +7,7 @@ import { DurableObject } from "cloudflare:workers";
 import { count as n, shownTime } from "../core/count.js";
 import { compileGlob, tooCostly, type Glob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
-import { checkWrite, checkWriteAll, DELETED_SHOWN, folderOf, HISTORY_PAGE, MAX_FILES, MAX_LISTED, MAX_PROJECT_BYTES, MAX_SHARES } from "../core/workspace/limits.js";
+import { checkWrite, checkWriteAll, DELETED_SHOWN, folderOf, HISTORY_PAGE, MAX_FILE_BYTES, MAX_FILES, MAX_LISTED, MAX_PROJECT_BYTES, MAX_SHARES } from "../core/workspace/limits.js";
 import { checkWorkspacePath, checkWritablePath, shownHandle } from "../core/workspace/paths.js";
 import { readAccessRefusal, type Access, type AuthoredEntry, type Configured, type DeletedFile, type FileContent, type HistoryPage, type RemovedEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
@@ -46,6 +46,8 @@ export type ZonedResult<T> = DoResult<T> & { timeZone?: string | null };
 
 /** `out`, with the zone of the project `meta` describes where it succeeded. */
 const zoned = <T>(out: DoResult<T>, meta: Meta): ZonedResult<T> => (out.ok ? { ...out, timeZone: meta.time_zone } : out);
+/** The zone the project `meta` describes shows times in: what its answers' texts built here say times in. */
+const zoneOf = (meta: Meta): string => meta.time_zone ?? DEFAULT_TIME_ZONE;
 
 interface Meta {
   owner: string;
@@ -305,7 +307,7 @@ export class WorkspaceProject extends DurableObject {
       const data = this.files.content(path, head.version);
       return zoned({ ok: true, value: { ...head, data, ...this.othersIn(path, caller, g.access, undefined, data) } }, g.meta);
     }
-    const old = this.files.version(g.meta.name, path, version);
+    const old = this.files.version(g.meta.name, path, version, zoneOf(g.meta));
     return old.ok ? zoned({ ok: true, value: { ...old.value, ...this.othersIn(path, caller, g.access, version, old.value.data) } }, g.meta) : old;
   }
 
@@ -399,7 +401,8 @@ export class WorkspaceProject extends DurableObject {
     return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, versions, trees: listed, timeZone: g.meta.time_zone, others, ...(answersByOthers.length ? { answersByOthers } : {}), ...(readOnly ? { readOnly } : {}) } };
   }
 
-  write(caller: Caller, given: string, data: Uint8Array, text: TextWrite | undefined, ifVersion: number | undefined, now: string, alsoBy?: string[]): DoResult<WrittenEntry> {
+  /** `edit`: bmad-files "edit"'s change, an "edit" in history (review 315: it read as a "write"). */
+  write(caller: Caller, given: string, data: Uint8Array, text: TextWrite | undefined, ifVersion: number | undefined, now: string, alsoBy?: string[], edit?: true): DoResult<WrittenEntry> {
     const g = this.changing(caller, given);
     if (!g.ok) return g;
     const { path } = g;
@@ -408,7 +411,7 @@ export class WorkspaceProject extends DurableObject {
     const held = this.secretsHeld(g, path);
     if (held) return held;
     const { head } = g;
-    const conflict = this.files.conflict(path, head, ifVersion);
+    const conflict = this.files.conflict(path, head, ifVersion, personOf(caller), zoneOf(g.meta));
     if (conflict) return conflict;
     const clash = head ? undefined : this.files.clash(path);
     if (clash) return fail("invalid", clash);
@@ -420,7 +423,9 @@ export class WorkspaceProject extends DurableObject {
     // The file as it would be, an append's too: a secret split over two appends is still one (its line is new).
     const next = text ? textBytes(current, data, text, path) : data;
     const newSize = next.byteLength;
-    const fits = checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head?.size, newSize });
+    // Past the file cap, who else filled the file, to restore from before them (their bytes read only then).
+    const grown = newSize > MAX_FILE_BYTES && head ? this.files.grownBy(path, personOf(caller)) : undefined;
+    const fits = checkWrite({ project: g.meta.name, path, ...this.totalsFor(g), oldSize: head?.size, newSize, grown });
     if (!fits.ok) return fail("limit", fits.error);
     // Judged whole, as the file would be (secretKeptOut says why).
     const secret = this.secretShown(path, next);
@@ -432,7 +437,7 @@ export class WorkspaceProject extends DurableObject {
     // Another's version followed by an append that named none: said, as a teammate's change it may not have read
     // (review 188: an append put a second "## Risks" after a member's, unsaid). A write says what it replaced.
     const unnamed = append ? this.followedUnnamed(path, caller, head, ifVersion) : this.replacedUnnamed(path, caller, head, ifVersion, next);
-    const entry = this.files.transaction(() => this.files.commit(path, next, append && head ? "append" : "write", personOf(caller), now, { alsoBy: people(alsoBy) }));
+    const entry = this.files.transaction(() => this.files.commit(path, next, edit ? "edit" : append && head ? "append" : "write", personOf(caller), now, { alsoBy: people(alsoBy) }));
     return { ok: true, value: { ...entry, ...unnamed } };
   }
 
@@ -467,7 +472,7 @@ export class WorkspaceProject extends DurableObject {
     let edited: { text: string; entries: number };
     let before: Uint8Array;
     try {
-      const stamp = memlogStamp(wallTimeIn(g.meta.time_zone ?? DEFAULT_TIME_ZONE, new Date(now)));
+      const stamp = memlogStamp(wallTimeIn(zoneOf(g.meta), new Date(now)));
       before = this.files.content(path, head.version);
       edited = editMemlog(universalNewlines(decodeUtf8(before)), edit, stamp);
     } catch {
@@ -528,7 +533,7 @@ export class WorkspaceProject extends DurableObject {
     this.writeMemories(g.meta, path);
     this.indexAsItIs(path);
     const head = this.files.head(path);
-    const conflict = this.files.conflict(path, head, ifVersion);
+    const conflict = this.files.conflict(path, head, ifVersion, personOf(caller), zoneOf(g.meta));
     if (conflict) return conflict;
     // The file holds that content already: no copy of it is stored again.
     if (head?.sha256 === from.value.sha256) return { ok: true, value: head };
@@ -557,7 +562,7 @@ export class WorkspaceProject extends DurableObject {
     if (held) return held;
     const { head } = g;
     if (!head) return this.files.noFile(g.meta.name, path);
-    const conflict = this.files.conflict(path, head, ifVersion);
+    const conflict = this.files.conflict(path, head, ifVersion, personOf(caller), zoneOf(g.meta));
     if (conflict) return conflict;
     const room = this.room(g, [{ path, size: 0 }], now);
     if (room) return room;

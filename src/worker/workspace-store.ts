@@ -412,7 +412,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
         return out;
       },
       lastChanged: () => on<string | null>((s) => s.lastChanged(c)),
-      write: (path, data, options = {}) => change<WrittenEntry>((s) => s.write(c, path, data, options.text, options.ifVersion, now(), options.alsoBy)),
+      write: (path, data, options = {}) => change<WrittenEntry>((s) => s.write(c, path, data, options.text, options.ifVersion, now(), options.alsoBy, options.edit)),
       edit: (path, edit, alsoBy) => change<TextEdited | null>((s) => s.editText(c, path, edit, now(), alsoBy)),
       createFolder: (dir, files, alsoBy) => change<{ files: number }>((s) => s.createFolder(c, dir, files, now(), alsoBy)),
       restore: (path, version, ifVersion) => change<WrittenEntry>((s) => s.restore(c, path, version, ifVersion, now())),

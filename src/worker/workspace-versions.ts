@@ -5,8 +5,8 @@
 // (the owner may purge). The workspace object checks access and limits; this stores.
 import { createHash } from "node:crypto";
 import { closestFiles, suggestion } from "../core/catalog/closest.js";
-import { shownTime } from "../core/count.js";
-import { folderFull, folderOf, MAX_HISTORY_BYTES } from "../core/workspace/limits.js";
+import { zonedTime } from "../core/runtime/time-zone.js";
+import { folderFull, folderOf, MAX_HISTORY_BYTES, type GrownBy } from "../core/workspace/limits.js";
 import { unicodeTwinsRefusal, unportableName } from "../core/workspace/paths.js";
 import type { AuthoredEntry, DeletedFile, FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
 import { FileListing } from "./workspace-listing.js";
@@ -150,12 +150,22 @@ export class VersionedFiles {
     return this.sql.exec<{ version: number | null }>("SELECT MAX(version) AS version FROM versions WHERE path = ?", path).one().version ?? 0;
   }
 
-  /** `if_version` against the file as it is now (0: it does not exist). */
-  conflict(path: string, head: FileEntry | undefined, ifVersion: number | undefined): WsError | undefined {
+  /** `if_version` against the file as it is now (0: it does not exist), told to `by` with times in `zone`: who made
+   *  the version there and when, or who deleted the file and when, and the restore that brings it back (review 316:
+   *  told "retry with if_version 0" of a PRD a member had deleted, the owner wrote a new file over it, unsaid). */
+  conflict(path: string, head: FileEntry | undefined, ifVersion: number | undefined, by: Person, zone: string): WsError | undefined {
     const current = head?.version ?? 0;
     if (ifVersion === undefined || ifVersion === current) return undefined;
-    const now = head ? `is at version ${current} (by ${head.author}, ${head.updated_at})` : "does not exist now (version 0)";
-    return fail("conflict", `Conflict: ${path} ${now}, not version ${ifVersion}. Read it, merge your change, and retry with if_version ${current}.`);
+    const last = this.sql.exec<AuthorsRow & { at: string }>("SELECT version, author, author_id, lines, at FROM versions WHERE path = ? ORDER BY version DESC LIMIT 1", path).toArray()[0];
+    if (!last) return fail("conflict", `Conflict: ${path} does not exist now (version 0), not version ${ifVersion}. Read it, merge your change, and retry with if_version 0.`);
+    const who = samePerson(personOf(last), by) ? "you" : last.author;
+    const at = zonedTime(zone, last.at);
+    if (head) return fail("conflict", `Conflict: ${path} is at version ${current} (by ${who}, ${at}), not version ${ifVersion}. Read it, merge your change, and retry with if_version ${current}.`);
+    const deleted = `Conflict: ${path} was deleted (version ${last.version}) by ${who} at ${at}, so it is not at version ${ifVersion}.`;
+    const kept = this.sql.exec<{ version: number | null }>("SELECT MAX(version) AS version FROM versions WHERE path = ? AND data IS NOT NULL AND pruned = 0 AND purged_at IS NULL", path).one().version;
+    if (!kept) return fail("conflict", `${deleted} None of its earlier versions can be restored now (bmad-files "history" lists them); writing it with if_version 0 makes a new file.`);
+    const back = last.version + 1;
+    return fail("conflict", `${deleted} bmad-files "restore" with version ${kept} brings it back (as version ${back}); then merge your change into it and retry with if_version ${back}.`);
   }
 
   /** Why `path` cannot be a new file: a name Windows cannot hold, a file above it (a file holds no files), files below
@@ -330,7 +340,7 @@ export class VersionedFiles {
   }
 
   /** An earlier version's content, or why it cannot be read (or restored). */
-  version(project: string, path: string, version: number): WsResult<FileContent> {
+  version(project: string, path: string, version: number, zone: string): WsResult<FileContent> {
     const row = this.sql.exec<Row>("SELECT op, size, sha256, author, at, data, pruned, purged_at FROM versions WHERE path = ? AND version = ?", path, version).toArray()[0];
     if (!row) {
       const last = this.lastVersion(path);
@@ -341,8 +351,8 @@ export class VersionedFiles {
     }
     if (row.op === "delete") return fail("invalid", `Version ${version} of ${path} is its deletion; choose an earlier version (history lists them).`);
     if (row.purged_at && !row.pruned) {
-      const until = shownTime(new Date(Date.parse(row.purged_at as string) + this.undoMs).toISOString());
-      return fail("not_found", `Version ${version} of ${path} was purged by the owner of "${project}" at ${shownTime(row.purged_at as string)} UTC; its content goes for good at ${until} UTC, and until then the owner can bring it back with bmad-files "unpurge".`);
+      const until = zonedTime(zone, new Date(Date.parse(row.purged_at as string) + this.undoMs).toISOString());
+      return fail("not_found", `Version ${version} of ${path} was purged by the owner of "${project}" at ${zonedTime(zone, row.purged_at as string)}; its content goes for good at ${until}, and until then the owner can bring it back with bmad-files "unpurge".`);
     }
     if (row.pruned) return fail("not_found", `Version ${version} of ${path} is too old: its content was dropped to keep the project's history under ${mib(this.historyCap)}, or purged by its owner.`);
     return { ok: true, value: { path, version, size: row.size as number, sha256: row.sha256 as string, updated_at: row.at as string, author: row.author as string, data: bytes(row.data!) } };
@@ -410,6 +420,34 @@ export class VersionedFiles {
     if (!row) return undefined;
     const text = decode(this.content(path, row.version));
     return { text, authors: authorsOf(row) ?? allBy(personOf(row), splitLines(text).length) };
+  }
+
+  /** Who other than `by` wrote most of `path`'s head by bytes, and the version before their largest growth of it whose
+   *  content is kept: what a change refused by the file cap names (undefined: `by` wrote most, or the installer). */
+  grownBy(path: string, by: Person): GrownBy | undefined {
+    const head = this.headAuthors(path);
+    if (!head) return undefined;
+    const written = new Map<string, { person: Person; bytes: number }>();
+    for (const { line, people } of authorsByStoredLine(head.text, head.authors)) {
+      const bytes = new TextEncoder().encode(line).byteLength + 1;
+      for (const person of people) {
+        const was = written.get(person.label) ?? { person, bytes: 0 };
+        written.set(person.label, { person, bytes: was.bytes + bytes });
+      }
+    }
+    const most = [...written.values()].reduce<{ person: Person; bytes: number } | undefined>((a, b) => (a && a.bytes >= b.bytes ? a : b), undefined);
+    if (!most || samePerson(most.person, by) || !labelsOf([most.person]).length) return undefined;
+    // Oldest first, the last thousand: each of theirs against the version before it.
+    const rows = this.sql.exec<AuthorsRow & { size: number; kept: number }>(
+      "SELECT version, author, author_id, lines, size, (data IS NOT NULL AND purged_at IS NULL) AS kept FROM versions WHERE path = ? ORDER BY version DESC LIMIT 1000", path,
+    ).toArray().reverse();
+    let largest: { growth: number; before: (typeof rows)[number] } | undefined;
+    rows.forEach((row, i) => {
+      const before = rows[i - 1];
+      if (before && samePerson(personOf(row), most.person) && row.size - before.size > (largest?.growth ?? 0)) largest = { growth: row.size - before.size, before };
+    });
+    const before = largest?.before.kept ? { before: { version: largest.before.version, size: largest.before.size } } : {};
+    return { by: most.person.label, bytes: most.bytes, ...before };
   }
 
   /** Who other than `by` wrote lines of `path`'s head that `data` (null: a delete) drops, by label; the installer's

@@ -1311,6 +1311,65 @@ describe("sharing", () => {
   });
 });
 
+/** `text` matched as itself in a RegExp. */
+const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+describe("another's change in the way", () => {
+  // A member of these projects alone: the others' lists stay as later tests expect them.
+  let member: Person;
+  beforeAll(async () => {
+    member = await signInAs(`${unique("member")}@example.com`);
+  });
+
+  it("a conflict over a file deleted since says who deleted it and when, in the project's zone, and the restore that brings it back (review 316)", async () => {
+    const room = unique("deleted");
+    expect((await owner.project({ action: "create", name: room })).isError).toBe(false);
+    expect((await owner.project({ action: "config", name: room, time_zone: "America/Los_Angeles" })).isError).toBe(false);
+    await shareAccepted(owner, room, member, "write");
+    const path = "_bmad-output/planning-artifacts/prd.md";
+    const pacific = String.raw`\d{4}-\d\d-\d\d \d\d:\d\d \(UTC-0[78]:00\)`;
+    await owner.files({ action: "write", project: room, path, content: "# PRD\nowner work\n" });
+    expect((await member.files({ action: "write", project: room, path, content: "# PRD\nowner work\nmember line\n", if_version: 1 })).isError).toBe(false);
+    const stale = await owner.files({ action: "write", project: room, path, content: "# PRD\n", if_version: 1 });
+    expect(stale.text).toMatch(new RegExp(`^Conflict: ${literally(path)} is at version 2 \\(by ${literally(member.email)}, ${pacific}\\), not version 1\\.`));
+    expect((await member.files({ action: "delete", project: room, path })).isError).toBe(false);
+    const deleted = (who: string) => new RegExp(`^Conflict: ${literally(path)} was deleted \\(version 3\\) by ${who} at ${pacific}, so it is not at version 2\\. bmad-files "restore" with version 2 brings it back \\(as version 4\\); then merge your change into it and retry with if_version 4\\.$`);
+    for (const args of [{ action: "append", content: "owner adds\n" }, { action: "write", content: "# PRD\n" }, { action: "restore", version: 1 }]) {
+      const out = await owner.files({ project: room, path, if_version: 2, ...args });
+      expect(out.isError, args.action).toBe(true);
+      expect(out.text, args.action).toMatch(deleted(literally(member.email)));
+    }
+    expect((await member.files({ action: "append", project: room, path, content: "more\n", if_version: 2 })).text).toMatch(deleted("you"));
+    // As told: the restore, then the change on it.
+    expect((await owner.files({ action: "restore", project: room, path, version: 2 })).structured.version).toBe(4);
+    expect((await owner.files({ action: "append", project: room, path, content: "owner adds\n", if_version: 4 })).structured.version).toBe(5);
+    expect((await owner.files({ action: "read", project: room, path })).text).toMatch(/# PRD\nowner work\nmember line\nowner adds\n$/);
+  });
+
+  it("a change past the file cap names who filled the file and the version to restore, not \"split it\", in a memlog a script appends to (review 316)", async () => {
+    const room = unique("memlog");
+    expect((await owner.project({ action: "create", name: room })).isError).toBe(false);
+    await shareAccepted(owner, room, member, "write");
+    const root = `bmad://projects/${room}`;
+    const memlog = (args: string) => owner.call(TOOL.bmadRun, { command: `uv run ${root}/_bmad/scripts/memlog.py ${args} --workspace ${root}/runs/x` });
+    expect((await memlog("init --field topic=PRD")).isError).toBe(false);
+    const path = "runs/x/.memlog.md";
+    const size = (await owner.files({ action: "read", project: room, path })).structured.size as number;
+    expect((await member.files({ action: "append", project: room, path, content: `${"x".repeat(1024 * 1024 - size - 20)}\n` })).isError).toBe(false);
+    const filled = new RegExp(`${literally(member.email)} wrote most of it \\([\\d,]+ bytes\\), not you: bmad-files "restore" with version 1 \\(${size} bytes\\), the one before their largest growth of it, brings it back under the cap; then make this change again\\.`);
+    const appended = await memlog('append --type decision --text "we chose postgres"');
+    expect(appended.text).toMatch(filled);
+    expect(appended.text).not.toContain("Split it");
+    expect((await owner.files({ action: "append", project: room, path, content: "x".repeat(100) })).text).toMatch(filled);
+    // Their own file past the cap tells them theirs; a member who filled it is told nobody else did.
+    const own = await member.files({ action: "append", project: room, path, content: "x".repeat(100) });
+    expect(own.text).toMatch(/^runs\/x\/\.memlog\.md would be [\d,]+ bytes; a file holds at most 1 MiB \(1,048,576 bytes\)\. A memlog cannot be split: restore an earlier, smaller version/);
+    // As told: the restore, then the append.
+    expect((await owner.files({ action: "restore", project: room, path, version: 1 })).isError).toBe(false);
+    expect((await memlog('append --type decision --text "we chose postgres"')).isError).toBe(false);
+  });
+});
+
 describe("scopes", () => {
   it("let a read-only token read, list and see history, and refuse it every change with 403 insufficient_scope", async () => {
     const readOnly = await signInAs(owner.email, "bmad:read");

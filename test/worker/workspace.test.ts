@@ -122,6 +122,8 @@ describe("files", () => {
     expect((await ada.files({ action: "write", project, path, content: "---\nstatus: draft\n---\n# Goals\n- one\n- one\n" })).isError).toBe(false);
     const edited = await ada.files({ action: "edit", project, path, old: "status: draft", content: "status: final" });
     expect(edited.text).toBe("Edited _bmad-output/edit.md: now version 2, 42 bytes.");
+    // History names it an edit (review 315: a "write").
+    expect((await ada.files({ action: "history", project, path })).structured.versions.map((v: { op: string }) => v.op)).toEqual(["edit", "write"]);
     expect((await ada.files({ action: "read", project, path })).text).toMatch(/\]\n---\nstatus: final\n---\n# Goals\n- one\n- one\n$/);
     const refusals: Array<[Record<string, unknown>, RegExp]> = [
       // Text an earlier version held: the version that changed it is named, to merge into (review 188).

@@ -2,6 +2,7 @@
 // and the way out. Sizes are UTF-8 bytes of the file's content.
 import type { Result } from "../result.js";
 import { count as n } from "../count.js";
+import { isMemlogPath } from "../runtime/memlog-text.js";
 
 export const MIB = 1024 * 1024;
 export const MAX_FILE_BYTES = 1 * MIB;
@@ -36,12 +37,20 @@ export interface WriteBudget {
   /** The file's current size; undefined when it does not exist yet. */
   oldSize: number | undefined;
   newSize: number;
+  /** Who else grew the file, where a change past MAX_FILE_BYTES is to name them (GrownBy). */
+  grown?: GrownBy | undefined;
+}
+
+/** Someone other than the one changing a file who wrote most of its bytes (`bytes`), and `before`, the version before
+ *  their largest growth of it, whose content is kept. */
+export interface GrownBy {
+  by: string;
+  bytes: number;
+  before?: { version: number; size: number };
 }
 
 export function checkWrite(b: WriteBudget): LimitCheck {
-  if (b.newSize > MAX_FILE_BYTES) {
-    return { ok: false, error: `${b.path} would be ${n(b.newSize)} bytes; a file holds at most 1 MiB (${n(MAX_FILE_BYTES)} bytes). Split it into several files.` };
-  }
+  if (b.newSize > MAX_FILE_BYTES) return { ok: false, error: fileTooBig(b.path, b.newSize, b.grown) };
   if (b.oldSize === undefined && b.files + 1 > MAX_FILES) {
     return { ok: false, error: `Project "${b.project}" has ${n(b.files)} files, the most a project holds; delete some before adding ${b.path}.` };
   }
@@ -50,6 +59,21 @@ export function checkWrite(b: WriteBudget): LimitCheck {
     return { ok: false, error: `Project "${b.project}" would hold ${n(total)} bytes; a project holds at most 50 MiB (${n(MAX_PROJECT_BYTES)} bytes). Delete or shrink files first.` };
   }
   return { ok: true };
+}
+
+/** Why `path` cannot be `size` bytes: who else filled it and the version before they did, to restore (review 316: a
+ *  member's 1 MiB in the owner's memlog failed every memlog.py append with "Split it", which memlog cannot do); a
+ *  memlog, which a script appends to, is not told to split. */
+function fileTooBig(path: string, size: number, grown: GrownBy | undefined): string {
+  const over = `${path} would be ${n(size)} bytes; a file holds at most 1 MiB (${n(MAX_FILE_BYTES)} bytes).`;
+  if (grown) {
+    const back = grown.before
+      ? `bmad-files "restore" with version ${grown.before.version} (${n(grown.before.size)} bytes), the one before their largest growth of it, brings it back under the cap; then make this change again`
+      : `bmad-files "history" lists its versions: restore one from before their growth of it, or ask them to shrink it`;
+    return `${over} ${grown.by} wrote most of it (${n(grown.bytes)} bytes), not you: ${back}.`;
+  }
+  if (isMemlogPath(path)) return `${over} A memlog cannot be split: restore an earlier, smaller version (bmad-files "history" lists them), or start a new memlog in another folder.`;
+  return `${over} Split it into several files.`;
 }
 
 /** The folder `path` is in, as `a/b/` (the top one: ""): what MAX_LISTED counts files directly in. */

@@ -116,7 +116,8 @@ export interface FileContent extends FileEntry {
   changed_by_other?: true;
 }
 
-export type VersionOp = "create" | "write" | "append" | "restore" | "delete" | "config";
+/** How a version was made. Read from storage as stored: a row from code that named ops otherwise still reads. */
+export type VersionOp = "create" | "write" | "append" | "edit" | "restore" | "delete" | "config";
 
 /** Which of a file's versions a history answer lists: those older than `before` (a version it listed), at most `limit`. */
 export interface HistoryPage {
@@ -191,8 +192,9 @@ export interface WorkspaceFiles {
   /** Creates or replaces the file as a new version. `ifVersion` 0: only if it does not exist. `text`: the model's text
    *  as bmad-files writes it, whole or appended (file-text.ts textBytes, refused over a file that is not UTF-8 unless
    *  `ifVersion` names it); without it `data` is the file's bytes (a script's). `alsoBy`: others whose text the new
-   *  content came from (a script that read their lines), named with the writer. */
-  write(path: string, data: Uint8Array, options?: { text?: TextWrite; ifVersion?: number; alsoBy?: string[] }): Promise<WsResult<WrittenEntry>>;
+   *  content came from (a script that read their lines), named with the writer. `edit`: bmad-files "edit"'s change,
+   *  which history names so where it names how a version was made. */
+  write(path: string, data: Uint8Array, options?: { text?: TextWrite; ifVersion?: number; alsoBy?: string[]; edit?: true }): Promise<WsResult<WrittenEntry>>;
   /** Applies `edit` to the text file at `path` and stores the result as a new version, in one step where the file
    *  is kept: what the edit tells, or null where it did not apply (the file is missing, not UTF-8, not what the edit
    *  expects, or the change passes a limit), nothing changed. */

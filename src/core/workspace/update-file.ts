@@ -13,8 +13,8 @@ export type Found = Pick<FileContent, "data" | "version"> & Partial<Pick<FileCon
 export type ReadChange = (current: Found | null) => Uint8Array | null | undefined | Promise<Uint8Array | null | undefined>;
 
 /** What the change made: the new version, the removal, or nothing (left as it was). `first`: the file as the caller
- *  read it already (null: missing), for the first round. */
-export async function updateFile(files: WorkspaceFiles, rel: string, change: ReadChange, options: { first?: Found | null; alsoBy?: string[] } = {}): Promise<WsResult<FileEntry | { path: string; version: number } | undefined>> {
+ *  read it already (null: missing), for the first round; `edit`: bmad-files "edit"'s change (WorkspaceFiles.write). */
+export async function updateFile(files: WorkspaceFiles, rel: string, change: ReadChange, options: { first?: Found | null; alsoBy?: string[]; edit?: true } = {}): Promise<WsResult<FileEntry | { path: string; version: number } | undefined>> {
   let found = options.first;
   for (let round = 0; round < UPDATE_ROUNDS; round++) {
     if (found === undefined) {
@@ -28,7 +28,7 @@ export async function updateFile(files: WorkspaceFiles, rel: string, change: Rea
     const next = await change(current);
     if (next === undefined) return { ok: true, value: undefined };
     const ifVersion = current?.version ?? 0;
-    const out = next === null ? (current ? await files.remove(rel, ifVersion) : { ok: true as const, value: undefined }) : await files.write(rel, next, { ifVersion, ...(options.alsoBy ? { alsoBy: options.alsoBy } : {}) });
+    const out = next === null ? (current ? await files.remove(rel, ifVersion) : { ok: true as const, value: undefined }) : await files.write(rel, next, { ifVersion, ...(options.alsoBy ? { alsoBy: options.alsoBy } : {}), ...(options.edit ? { edit: true as const } : {}) });
     if (out.ok || out.kind !== "conflict") return out;
   }
   return { ok: false, kind: "conflict", error: `${rel} kept changing under ${UPDATE_ROUNDS} other writes; try again.` };

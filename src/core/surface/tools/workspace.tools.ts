@@ -710,7 +710,7 @@ async function editFile(files: WorkspaceFiles, path: string, old: string, conten
     const at = text.indexOf(inFile);
     followed = ifVersion === undefined && current.changed_by_other ? { version: current.version, by: current.author ?? "another member" } : undefined;
     return new TextEncoder().encode(text.slice(0, at) + replacing + text.slice(at + inFile.length));
-  });
+  }, { edit: true });
   if (notIn !== undefined) {
     const went = await whereOldWent(files, path, old, notIn);
     return `"old" is not in ${path} (version ${notIn}): nothing was changed. ${went ?? "Give the text exactly as the file has it, spaces and line breaks included, or read it again."}`;
