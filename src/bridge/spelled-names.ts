@@ -2,11 +2,12 @@
 // composed (`caf\u00e9.md`): the two look alike, and Linux reads them as two files (review 275: a read was "not found",
 // closest "café.md", and a write made an identical-looking copy that the model's edits went to).
 import { join } from "node:path";
-import { foldPath, unicodeTwinsRefusal } from "../core/workspace/paths.js";
+import { foldPath, shownPath, TWIN_DIFFERENCE, unicodeTwinsRefusal } from "../core/workspace/paths.js";
 import type { WsResult } from "../core/workspace/store.js";
 
 /** `rel` as found on disk: the path to use, and for a path that is new, `twin`, a name already there that macOS and
- *  Windows read as its (another case, a trailing dot: foldPath, push's and the remote's rule), for which a new file is
+ *  Windows read as its, or that prints as it (another case, a trailing dot, a zero-width space: foldPath, push's and
+ *  the remote's rule), for which a new file is
  *  refused: `there`, that name, and `path`, the path as spelled with it (review 279: a folder's twin named the folder). */
 export type OnDisk = { rel: string; twin?: { there: string; path: string } };
 
@@ -19,7 +20,7 @@ export interface Folders {
 
 /** Why a new file is not made beside its twin (OnDisk): bmad-files' answer and a script's error alike. */
 export const twinRefusal = (rel: string, twin: NonNullable<OnDisk["twin"]>) =>
-  `Cannot put a file at ${rel}: ${twin.there} is there, and macOS and Windows read both names as one (they differ only in case or Unicode form, or a trailing dot). Write to ${twin.path}, or choose another name.`;
+  `Cannot put a file at ${shownPath(rel)}: ${shownPath(twin.there)} is there, and macOS and Windows read both names as one, or they print alike (${TWIN_DIFFERENCE}). Write to ${shownPath(twin.path)}, or choose another name.`;
 
 /** Each name of `rel` as given where it is there; else the one name in its folder that is the same text in another
  *  Unicode form (several: refused, each spelled out, as they print alike). Costs a look at the folders on its way only

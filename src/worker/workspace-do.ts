@@ -297,7 +297,7 @@ export class WorkspaceProject extends DurableObject {
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
     // A deleted file too: an earlier version's, or the answer that names its history.
-    const stored = this.files.asStored(given, true);
+    const stored = this.files.asStored(given);
     if (!stored.ok) return stored;
     const path = stored.value;
     this.writeMemories(g.meta, path);
@@ -602,7 +602,7 @@ export class WorkspaceProject extends DurableObject {
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
-    const stored = this.files.asStored(given, true);
+    const stored = this.files.asStored(given);
     if (!stored.ok) return stored;
     const path = stored.value;
     this.writeMemories(g.meta, path);

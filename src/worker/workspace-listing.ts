@@ -28,7 +28,9 @@ export class FileListing {
   configBytes = 0;
   configRoundedBytes = 0;
 
-  constructor(rows: ListedFile[]) {
+  /** `named`: every path the project's history holds, its deleted files' too, read when a name is first looked up in
+   *  another Unicode form (spelledAs). */
+  constructor(rows: ListedFile[], private readonly named: () => Iterable<string>) {
     this.files = rows.map(({ path, version, size }) => ({ path, version, size })).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     for (const f of this.files) this.tally(f, 1);
   }
@@ -97,39 +99,39 @@ export class FileListing {
     return below && { path: below.path, is: "folder" };
   }
 
-  /** Each file's and folder's path by its NFC form, with the spellings stored under it and how many files each has
-   *  (itself, or below it), made when first asked for: what a path there only in another Unicode form is found by. */
-  private forms?: Map<string, Map<string, number>>;
+  /** Each path and folder ever stored (a current file's, or a deleted one's with its history) by its NFC form, with
+   *  the spellings stored under it, made when first asked for: what a path given in another Unicode form is found by.
+   *  A name stays once stored: a deleted file's history keeps it. */
+  private forms?: Map<string, Set<string>>;
 
-  private countForms(path: string, sign: 1 | -1): void {
+  private addForms(path: string): void {
     for (let end = path.indexOf("/"); ; end = path.indexOf("/", end + 1)) {
       const name = end < 0 ? path : path.slice(0, end);
       const key = name.normalize("NFC");
-      const spellings = this.forms!.get(key) ?? new Map<string, number>();
-      const count = (spellings.get(name) ?? 0) + sign;
-      if (count > 0) spellings.set(name, count);
-      else spellings.delete(name);
-      if (spellings.size) this.forms!.set(key, spellings);
-      else this.forms!.delete(key);
+      const spellings = this.forms!.get(key) ?? new Set<string>();
+      this.forms!.set(key, spellings.add(name));
       if (end < 0) return;
     }
   }
 
-  /** `path` with each name as stored where it is there only in another Unicode form (macOS writes names decomposed, a
-   *  model sends them composed: review 300), name by name as the bridge's onDisk finds them; or, where several stored
-   *  names are that one name's other forms, those names (to be refused: they print alike). A name there as given, or
-   *  not there in any form, stays as given. */
+  /** `path` with each name as stored where it is stored only in another Unicode form (macOS writes names decomposed, a
+   *  model sends them composed: review 300), name by name as the bridge's onDisk finds them: a current file's or
+   *  folder's name, or a deleted file's, so that one file keeps one history whatever form its name is given in (review
+   *  316: a member's delete and new file in the other form hid the owner's versions). Where several stored names are
+   *  that one name's other forms, those names (to be refused: they print alike). A name stored as given, or not
+   *  stored in any form, stays as given. */
   spelledAs(path: string): { path: string } | { alike: string[] } {
     if (this.version(path) !== undefined) return { path };
     if (!this.forms) {
       this.forms = new Map();
-      for (const f of this.files) this.countForms(f.path, 1);
+      for (const stored of this.named()) this.addForms(stored);
+      for (const f of this.files) this.addForms(f.path);
     }
     const parts = path.split("/");
     let at = "";
     for (const [i, name] of parts.entries()) {
       const given = i ? `${at}/${name}` : name;
-      const there = [...(this.forms.get(given.normalize("NFC"))?.keys() ?? [])].filter((other) => folderOf(other) === folderOf(given)).sort();
+      const there = [...(this.forms.get(given.normalize("NFC")) ?? [])].filter((other) => folderOf(other) === folderOf(given)).sort();
       if (there.length > 1 && !there.includes(given)) return { alike: there };
       at = there.length === 1 ? there[0]! : given;
     }
@@ -161,7 +163,7 @@ export class FileListing {
     const present = this.files[i]?.path === path;
     if (this.folded && present !== Boolean(entry)) this.fold(path, entry ? 1 : -1);
     if (this.direct && present !== Boolean(entry)) this.countDirect(path, entry ? 1 : -1);
-    if (this.forms && present !== Boolean(entry)) this.countForms(path, entry ? 1 : -1);
+    if (this.forms) this.addForms(path);
     if (present) this.tally(this.files[i]!, -1);
     if (entry) {
       this.files.splice(i, present ? 1 : 0, { path, version: entry.version, size: entry.size });

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { closestFiles, suggestion } from "../core/catalog/closest.js";
 import { zonedTime } from "../core/runtime/time-zone.js";
 import { folderFull, folderOf, MAX_HISTORY_BYTES, type GrownBy } from "../core/workspace/limits.js";
-import { unicodeTwinsRefusal, unportableName } from "../core/workspace/paths.js";
+import { shownPath, TWIN_DIFFERENCE, unicodeTwinsRefusal, unportableName } from "../core/workspace/paths.js";
 import type { AuthoredEntry, DeletedFile, FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
 import { FileListing } from "./workspace-listing.js";
 import type { Glob } from "../core/catalog/glob.js";
@@ -88,25 +88,20 @@ export class VersionedFiles {
     return this.sql.exec<AuthoredEntry & Row>(`SELECT ${HEAD_COLUMNS} FROM files WHERE path = ?`, path).toArray()[0];
   }
 
-  /** `path` as this project stores it: where a file or folder is there only in another Unicode form (NFC-equal), its
-   *  stored name, for every operation alike (FileListing.spelledAs); several such names are refused, each spelled out.
-   *  With `past` (a read, history, restore), a deleted file too, among the names its folder's history holds. A path
-   *  there as given costs nothing more. */
-  asStored(path: string, past = false): WsResult<string> {
-    const now = this.current().spelledAs(path);
-    if ("alike" in now) return fail("invalid", unicodeTwinsRefusal(path, now.alike));
-    if (!past || this.current().version(now.path) !== undefined || this.lastVersion(now.path)) return { ok: true, value: now.path };
-    const dir = folderOf(now.path);
-    const name = now.path.slice(dir.length).normalize("NFC");
-    const gone = this.sql.exec<{ path: string }>("SELECT DISTINCT path FROM versions WHERE path > ? AND path < ?", dir, `${dir}\uffff`).toArray()
-      .map((r) => r.path).filter((other) => other.slice(dir.length).normalize("NFC") === name).sort();
-    if (gone.length > 1) return fail("invalid", unicodeTwinsRefusal(path, gone));
-    return { ok: true, value: gone[0] ?? now.path };
+  /** `path` as this project stores it: where a file or folder, current or deleted with its history, is stored only in
+   *  another Unicode form (NFC-equal), its stored name, for every operation alike (FileListing.spelledAs); several
+   *  such names are refused, each spelled out. A current file's path as given costs nothing more. */
+  asStored(path: string): WsResult<string> {
+    const stored = this.current().spelledAs(path);
+    return "alike" in stored ? fail("invalid", unicodeTwinsRefusal(path, stored.alike)) : { ok: true, value: stored.path };
   }
 
   /** The current files, read once, then kept in step with every change. */
   current(): FileListing {
-    return (this.listing ??= new FileListing(this.sql.exec<ListedFile & Row>("SELECT path, version, size FROM files").toArray()));
+    return (this.listing ??= new FileListing(
+      this.sql.exec<ListedFile & Row>("SELECT path, version, size FROM files").toArray(),
+      () => this.sql.exec<{ path: string }>("SELECT DISTINCT path FROM versions").toArray().map((r) => r.path),
+    ));
   }
 
   /** The current files whose last version is someone else's than the owner's, with their sizes: what collaborators
@@ -182,10 +177,12 @@ export class VersionedFiles {
     // Review 47: `Plan.md` beside `plan.md` stopped every member's pull, which refuses names a folding system merges;
     // review 73: so did a file beside a folder of a name they read as its.
     const twin = this.current().twin(path);
-    const merged = "macOS and Windows read both names as one (a pull there could not write both)";
-    if (twin?.is === "file") return `Cannot put a file at ${path}: ${twin.path} is there, and ${merged.replace("as one", "as one file")}. Write to ${twin.path}, or choose another name.`;
-    if (twin?.is === "file above") return `Cannot put a file at ${path}: ${twin.path} is a file, and ${merged}: a file cannot hold others. Choose another path.`;
-    if (twin) return `Cannot put a file at ${path}: ${twin.path} is there, in a folder ${merged}. Choose another name.`;
+    const merged = `macOS and Windows read both names as one, or they print alike (${TWIN_DIFFERENCE}: a pull could not write both)`;
+    // Each name shown with what in it shows as nothing written out: the two read alike (review 316).
+    const [at, there] = [shownPath(path), twin && shownPath(twin.path)];
+    if (twin?.is === "file") return `Cannot put a file at ${at}: ${there} is there, and ${merged.replace("as one", "as one file")}. Write to ${there}, or choose another name.`;
+    if (twin?.is === "file above") return `Cannot put a file at ${at}: ${there} is a file, and ${merged}: a file cannot hold others. Choose another path.`;
+    if (twin) return `Cannot put a file at ${at}: ${there} is there, in a folder ${merged}. Choose another name.`;
     return as === "file" ? folderFull(path, this.current().inFolder(path)) : undefined;
   }
 

@@ -949,7 +949,7 @@ it("refuses a hostile remote's paths, naming each, and README.md beside readme.m
   const out = await cli(["pull", "--remote", await startFake(["ok.md", "README.md", "readme.md", ...refused.map(([path]) => path), ...more]), "--project", "x", "--dir", target]);
   expect(out.code).toBe(1);
   for (const [path, message] of refused) expect(out.stderr, path).toMatch(message);
-  expect(out.stderr).toContain("differ only in case or Unicode form");
+  expect(out.stderr).toContain("differ only in case, Unicode form");
   expect(out.stderr).toContain(`"zz/../12.md" contains ".."`);
   expect(out.stderr).not.toContain("zz/../13.md");
   expect(out.stderr).toMatch(/\n  and 3 more\n$/);
@@ -1141,9 +1141,9 @@ it("holds back what no pull or rerun resolves, named with the true way out, and 
   // One line for both, naming them, and how to send them (review 205: a paragraph each, after BMAD's installer ran 8).
   const keeps = `held     ${config} and ${theirs} (yours here and the remote's differ since the pull, and another member wrote some of the remote's: pull leaves yours as it is here, so each side keeps its own. Read theirs with bmad-files and copy by hand what you trust, or send yours over the remote's by naming the file after --force, which then sends the files it names alone: bmad-mcp push --remote ${remote} --project x --dir ${target} --force PATH...)\n`;
   expect(out.stdout).toContain(keeps);
-  expect(out.stdout).toContain("held     _bmad-output/aaa.md (the remote has _bmad-output/AAA.md, a name macOS and Windows read as this one (_bmad-output/aaa.md: they differ only in case or Unicode form)");
+  expect(out.stdout).toContain("held     _bmad-output/aaa.md (the remote has _bmad-output/AAA.md, a name macOS and Windows read as this one, or that prints as it (_bmad-output/aaa.md: they differ only in case, Unicode form, a trailing dot or a character that shows as nothing)");
   // Two names that print alike are told apart.
-  expect(out.stdout).toContain("(the remote has _bmad-output/notes/r\\u00e9sum\\u00e9.md, a name macOS and Windows read as this one (_bmad-output/notes/re\\u0301sume\\u0301.md: they differ");
+  expect(out.stdout).toContain("(the remote has _bmad-output/notes/r\\u00e9sum\\u00e9.md, a name macOS and Windows read as this one, or that prints as it (_bmad-output/notes/re\\u0301sume\\u0301.md: they differ");
   expect(out.stdout).toContain("held     _bmad-output/drafts/one.md (the remote has a file _bmad-output/drafts where this needs a folder");
   expect(out.stdout).toContain('held     _bmad-output/report\\u202etxt.md (Path "_bmad-output/report\\u202etxt.md" contains a control character');
   // A name the remote makes no file by, for what it is (review 118: refused at every push, and named "not a document").

@@ -1210,6 +1210,12 @@ describe("what a change replaced is kept a week", () => {
     const folderTwin = await files(client, { action: "write", path: "FORMS/new.md", content: "x\n" });
     expect(folderTwin.text).toContain("Cannot put a file at FORMS/new.md: forms is there");
     expect(folderTwin.text).toContain("Write to forms/new.md, or choose another name.");
+    // Nor one that differs only by a character that shows as nothing, named written out (review 316-5).
+    writeFileSync(join(dir, "forms/prd.md"), "the user's PRD\n");
+    const unseen = await files(client, { action: "write", path: "forms/pr\u200bd.md", content: "x\n" });
+    expect(unseen.isError).toBe(true);
+    expect(unseen.text).toContain('Cannot put a file at "forms/pr\\u200bd.md": forms/prd.md is there, and macOS and Windows read both names as one, or they print alike');
+    rmSync(join(dir, "forms/prd.md"));
     // Two forms there and a third asked: refused, each spelled out, as they print alike.
     writeFileSync(join(dir, "forms/\u1ec7.md"), "composed\n");
     writeFileSync(join(dir, "forms/e\u0323\u0302.md"), "decomposed\n");

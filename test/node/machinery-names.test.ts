@@ -106,6 +106,8 @@ it("folds names that are one file on macOS or Windows", () => {
   expect(foldPath("docs/caf\u00e9.md")).toBe(foldPath("docs/cafe\u0301.md"));
   expect(foldPath("a/b.md.")).toBe(foldPath("a/b.md"));
   expect(foldPath("a/b\u200c.md")).toBe(foldPath("a/b.md"));
+  // And names that print alike: a format character shows as nothing (review 316-5).
+  for (const c of ["\u200b", "\u00ad", "\u2060", "\u{e0041}"]) expect(foldPath(`a/pr${c}d.md`), JSON.stringify(c)).toBe(foldPath("a/prd.md"));
   expect(foldPath("a/b.md::$DATA")).toBe(foldPath("a/b.md"));
   expect(foldPath("a/b.md")).not.toBe(foldPath("a/c.md"));
 });

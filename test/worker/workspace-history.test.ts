@@ -363,7 +363,7 @@ describe("a file and a folder of one name (L1)", () => {
 
     // Nor two names a folding file system reads as one (review 47: `Plan.md` beside `plan.md` stopped every pull).
     await olive.files({ action: "write", project, path: "docs/Plan.md", content: "p" });
-    expect((await mallory.files({ action: "write", project, path: "docs/plan.md", content: "x" })).text).toBe("Cannot put a file at docs/plan.md: docs/Plan.md is there, and macOS and Windows read both names as one file (a pull there could not write both). Write to docs/Plan.md, or choose another name.");
+    expect((await mallory.files({ action: "write", project, path: "docs/plan.md", content: "x" })).text).toBe("Cannot put a file at docs/plan.md: docs/Plan.md is there, and macOS and Windows read both names as one file, or they print alike (they differ only in case, Unicode form, a trailing dot or a character that shows as nothing: a pull could not write both). Write to docs/Plan.md, or choose another name.");
     // A name Windows cuts to another is no name a workspace makes at all (review 109).
     expect((await olive.files({ action: "write", project, path: "docs/PLAN.md.", content: "x" })).text).toMatch(/^Path "docs\/PLAN\.md\." has a name ending in a dot or a space, which Windows drops/);
     expect((await olive.files({ action: "delete", project, path: "docs/Plan.md" })).isError).toBe(false);
@@ -436,5 +436,51 @@ describe("a name in another Unicode form (review 300-2)", () => {
     for (const action of ["read", "history", "delete"]) expect((await mallory.files({ action, project, path: "uni/\u00ea\u0323.md" })).text, action).toBe(refusal);
     expect((await mallory.files({ action: "write", project, path: "uni/\u00ea\u0323.md", content: "x" })).text).toBe(refusal);
     expect((await mallory.files({ action: "read", project, path: "uni/\u1ec7.md" })).text).toContain("uni/\u1ec7.md\n");
+  });
+
+  it("keeps one history for a deleted file whose name a new file gives in another form (review 316-1)", async () => {
+    const project = unique("unicode-deleted");
+    expect((await olive.project({ action: "create", name: project })).isError).toBe(false);
+    await shareAccepted(olive, project, mallory, "write");
+    const nfc = "docs/caf\u00e9.md";
+    const nfd = "docs/cafe\u0301.md";
+    expect((await olive.files({ action: "write", project, path: nfc, content: "# owner v1\n" })).isError).toBe(false);
+    expect((await olive.files({ action: "append", project, path: nfc, content: "owner v2\n" })).isError).toBe(false);
+    // A member deletes it by the other form's name, then makes a file of that name: it is the owner's file's next version.
+    expect((await mallory.files({ action: "delete", project, path: nfd })).isError).toBe(false);
+    expect((await mallory.files({ action: "write", project, path: nfd, content: "# member fresh\n" })).text).toContain("now version 4");
+    expect(((await olive.files({ action: "list", project, path: "docs/**" })).structured.files as Array<{ path: string }>).map((f) => f.path)).toEqual([nfc]);
+    for (const path of [nfc, nfd]) {
+      const versions = (await olive.files({ action: "history", project, path })).structured.versions as Array<{ version: number; op: string; author: string }>;
+      const who = (author: string) => (author === olive.email ? "olive" : author === mallory.email ? "mallory" : author);
+      expect(versions.map((v) => `${v.version} ${v.op} ${who(v.author)}`), path).toEqual(["4 write mallory", "3 delete mallory", "2 append olive", "1 write olive"]);
+      expect((await olive.files({ action: "read", project, path, version: 2 })).text, path).toContain("owner v2");
+    }
+    // Restore of version 2 by either name brings it back, deleted again between.
+    expect((await olive.files({ action: "restore", project, path: nfc, version: 2 })).isError).toBe(false);
+    expect((await olive.files({ action: "read", project, path: nfd })).text).toContain("owner v2");
+    expect((await mallory.files({ action: "delete", project, path: nfd })).isError).toBe(false);
+    expect((await olive.files({ action: "restore", project, path: nfd, version: 2 })).text).toContain("to version 2's content: now version 7");
+    expect((await olive.files({ action: "read", project, path: nfc })).text).toContain("owner v2");
+  });
+
+  it("refuses a new name that differs from a file's only by a character that shows as nothing, and shows such names written out (review 316-5)", async () => {
+    const project = unique("unicode-format");
+    expect((await olive.project({ action: "create", name: project })).isError).toBe(false);
+    await shareAccepted(olive, project, mallory, "write");
+    expect((await olive.files({ action: "write", project, path: "docs/prd.md", content: "# PRD\n" })).isError).toBe(false);
+    // A zero-width space, a soft hyphen, a word joiner, a bidi mark: each a twin that prints as prd.md.
+    for (const c of ["\u200b", "\u00ad", "\u2060", "\u200e"]) {
+      const out = await mallory.files({ action: "write", project, path: `docs/pr${c}d.md`, content: "# PRD (approved)\n" });
+      expect(out.isError, JSON.stringify(c)).toBe(true);
+      if (c !== "\u200e") expect(out.text).toBe(`Cannot put a file at "docs/pr\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}d.md": docs/prd.md is there, and macOS and Windows read both names as one file, or they print alike (they differ only in case, Unicode form, a trailing dot or a character that shows as nothing: a pull could not write both). Write to docs/prd.md, or choose another name.`);
+    }
+    // Not refused where nothing reads as it (a Persian word's zero-width non-joiner), and listed written out.
+    const persian = "docs/\u0645\u06cc\u200c\u062e\u0648\u0627\u0645.md";
+    expect((await mallory.files({ action: "write", project, path: persian, content: "x\n" })).isError).toBe(false);
+    expect((await mallory.files({ action: "write", project, path: "docs/\u200bnotes.md", content: "x\n" })).isError).toBe(false);
+    const listed = (await olive.files({ action: "list", project, path: "docs/**" })).text;
+    expect(listed).toContain('\n"docs/\\u200bnotes.md" v1 2 B');
+    expect(listed).toContain(`\n${persian} v1 2 B`);
   });
 });

@@ -103,8 +103,10 @@ const MACHINERY = new Map([
   [".bmad-mcp", "bmad-mcp's own state (locks, what was pulled)"],
   [".bmad-task", "the delivery sessions' own state"],
 ]);
-/** Code points HFS+ ignores in names (git's is_hfs_dotgit): ".g\u200cit" is ".git" on a Mac. */
-const HFS_IGNORED = /[\u200c-\u200f\u202a-\u202e\u206a-\u206f\ufeff]/g;
+/** Format characters (\p{Cf}: zero-width spaces and joiners, bidi marks, the soft hyphen, tags), which show as
+ *  nothing: among them every code point HFS+ ignores in names (git's is_hfs_dotgit: ".g\u200cit" is ".git" on a Mac),
+ *  and a name holding one prints as its twin without (review 316: `pr\u200bd.md` beside `prd.md`). */
+const FORMAT_CHARS = /\p{Cf}/gu;
 
 /**
  * The machinery folder a path segment is on some file system, or undefined. As git's verify_path
@@ -228,9 +230,9 @@ export function isScriptPath(path: string): boolean {
   return isRunnable(foldPath(path).split("/"));
 }
 
-/** A path as a folding file system reads it (macOS, Windows): one case, NFC, HFS+-ignored code points dropped, an
- *  NTFS stream (`settings.json::$DATA` is settings.json's content) and Windows' trailing dots and spaces cut. Two
- *  paths that fold alike are one file there. */
+/** A path as a folding file system reads it (macOS, Windows), or an eye: one case, NFC, format characters dropped
+ *  (FORMAT_CHARS: HFS+ ignores some, and none shows), an NTFS stream (`settings.json::$DATA` is settings.json's
+ *  content) and Windows' trailing dots and spaces cut. Two paths that fold alike are one file there, or print alike. */
 export function foldPath(path: string): string {
   return path.split("/").map(foldSegment).join("/");
 }
@@ -250,7 +252,7 @@ function foldCase(text: string): string {
 }
 
 function foldSegment(segment: string): string {
-  const folded = foldCase(segment.normalize("NFC").replace(HFS_IGNORED, ""));
+  const folded = foldCase(segment.normalize("NFC").replace(FORMAT_CHARS, ""));
   const colon = folded.indexOf(":");
   return (colon < 0 ? folded : folded.slice(0, colon)).replace(/[. ]+$/, "");
 }
@@ -374,9 +376,17 @@ export function terminalText(text: string): string {
   return out;
 }
 
-/** A project's path inside a line of an answer: a code span, or where it cannot be one (a backtick, a line break, a
- *  bidirectional control: a cloned repository's folder name), a JSON string of what a terminal would show. */
-export const codeSpan = (path: string): string => (path.includes("`") || !isOneLine(path) ? JSON.stringify(terminalText(path)) : `\`${path}\``);
+/** A project's path as a line of an answer shows it: as it is, or where it holds a character that shows as nothing
+ *  or that a terminal acts on (a zero-width space, a bidi mark, a line break), as a JSON string with each such
+ *  character escaped, which reads back as the name (review 316: `pr\u200bd.md` read as `prd.md` beside it). */
+export const shownPath = (path: string): string => (terminalText(path) === path ? path : terminalText(JSON.stringify(path)));
+
+/** A project's path inside a line of an answer: a code span, or where it cannot be one (a backtick; what shownPath
+ *  escapes: a cloned repository's folder name with a bidi control), shownPath's JSON string. */
+export const codeSpan = (path: string): string => {
+  const shown = shownPath(path);
+  return shown !== path ? shown : path.includes("`") ? JSON.stringify(path) : `\`${path}\``;
+};
 
 /** Why a path holding a backslash is refused, with the path as forward slashes write it: bmad-files reads a file's path
  *  and a listing's glob alike (review 140: `_bmad-output\\` listed "0 files"). */
@@ -392,6 +402,9 @@ export const spelled = (path: string) =>
     const code = c.codePointAt(0)!;
     return code < 0x80 ? c : code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
   }).join("");
+
+/** What two names that fold alike (foldPath) differ in, for the answers that refuse one beside the other. */
+export const TWIN_DIFFERENCE = "they differ only in case, Unicode form, a trailing dot or a character that shows as nothing";
 
 /** Why `path` is refused where it names no file as spelled and several (`there`) as read in another Unicode form: they
  *  print alike, so each is spelled out. The bridge's answer (a disk's names) and the remote's (a project's) alike. */

@@ -4,7 +4,7 @@
 import * as z from "zod";
 import { answersHint, holdsInstallerAnswers, isServedStandIn, mayServeAsConfig, sanitizeConfigText, servedFile, servedVersion, servedWithout, unjudged } from "../../catalog/config.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
-import { absoluteRefusal, backslashRefusal, checkWorkspacePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, unicodeForms, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
+import { absoluteRefusal, backslashRefusal, checkWorkspacePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, shownPath, unicodeForms, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { parse as parseToml } from "smol-toml";
 import { compileGlob } from "../../catalog/glob.js";
 import { parseBoundedToml } from "../../yaml.js";
@@ -773,7 +773,7 @@ function listFiles(glob: string, entries: ListedFile[], { cut, leftOut }: Pick<L
   // lists each on its own (review 92: folders past the 1,000th file were never found); only those, so that a walk
   // spends no call on a folder shown whole (a member's 250 small folders ran a pull out of calls).
   const folders = entries.length > files.length ? foldersBelow(glob, entries.slice(files.length)) : undefined;
-  return done([head, ...shortOf({ cut, leftOut }), ...shown.map((e) => `${e.path} v${e.version}${e.size === undefined ? "" : ` ${e.size} B`}`)].join("\n"), { total: entries.length, files: shown, ...(folders ? { folders } : {}), ...(cut ? { cut } : {}) });
+  return done([head, ...shortOf({ cut, leftOut }), ...shown.map((e) => `${shownPath(e.path)} v${e.version}${e.size === undefined ? "" : ` ${e.size} B`}`)].join("\n"), { total: entries.length, files: shown, ...(folders ? { folders } : {}), ...(cut ? { cut } : {}) });
 }
 
 /** The first folder names below a glob's literal start that the entries are in (`_bmad-output/**`: `a`, `b`). */
