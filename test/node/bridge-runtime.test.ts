@@ -725,6 +725,11 @@ describe("a planned project asked where it stands (review 273)", () => {
     expect(context.structured.work).toBe(status.text.slice(status.text.indexOf("\n") + 1, status.text.lastIndexOf("\nNo runs")));
     expect(context.structured.work).toContain("`_bmad-output/planning-artifacts/epics.md`");
     expect(context.structured.empty).toBe("No context files in _bmad/_memory: the project's BMAD documents (work) say where it stands.");
+    // Every required step's document, the epics and the sprint plan too, and a text of prose: the JSON goes out once
+    // (review 315).
+    const epics = "_bmad-output/planning-artifacts/epics.md";
+    expect(context.structured.planning_artifacts).toEqual({ prd: { path: prd, status: "final" }, architecture: { path: spine, status: "final" }, epics: { path: epics }, sprint: { path: sprint } });
+    expect(context.text).toBe([context.structured.work, `planning_artifacts: prd \`${prd}\` (status: "final"), architecture \`${spine}\` (status: "final"), epics \`${epics}\`, sprint \`${sprint}\``, "shared_context: none", `empty: ${context.structured.empty}`].join("\n"));
     // Where bmad-run is not served (no workspace toolset), the skill alone is named.
     const kitOnly = await connect(dir, { TZ: "America/Los_Angeles" }, ["--toolsets", "kit,manifest"]);
     const without = text(await kitOnly.callTool({ name: "get_workflow_status", arguments: {} }));
@@ -744,5 +749,11 @@ describe("a planned project asked where it stands (review 273)", () => {
     // Planned up to the epics and no sprint yet: the next required step of bmad-help.csv, in the remote's words (review 305).
     rmSync(join(dir, sprint));
     expect((await call("get_workflow_status", {})).text).toContain('\n- Next: bmad-sprint-planning (bmad {"command":"*bmad-sprint-planning"}).\nNo runs');
+    // The architecture gone, the first step no document settles is next, not the one after the last settled (review 315).
+    rmSync(join(dir, spine));
+    expect((await call("get_workflow_status", {})).text).toContain('\n- Next: bmad-architecture (bmad {"command":"*bmad-architecture"}).\nNo runs');
+    // A draft PRD: its skill is resumed.
+    writeFileSync(join(dir, prd), "---\nstatus: draft\n---\n# Todo PRD\n");
+    expect((await call("get_workflow_status", {})).text).toContain(`\n- Next: resume bmad-prd (bmad {"command":"*bmad-prd"}): \`${prd}\` (status: "draft") is not settled.\nNo runs`);
   });
 });

@@ -399,7 +399,8 @@ describe("memory files and project files in the workspace", () => {
     const fresh = await call(TOOL.getProjectContext, { project: name });
     expect(fresh.isError, fresh.text).toBe(false);
     expect(fresh.structured).toEqual({ project: name, shared_context: null, empty: expect.stringMatching(/^No context files yet: _bmad\/_memory\/project-context\.yaml .* or shared-context\.md .* remember_structured\. BMAD's own project context is the block the bmad-project-context skill writes into AGENTS\.md at the project root\.$/) });
-    expect(fresh.text).toBe(JSON.stringify(fresh.structured));
+    // The text is prose, the JSON going out once, in structuredContent (review 315).
+    expect(fresh.text).toBe(`Project ${name}:\nshared_context: none\nempty: ${fresh.structured.empty}`);
     await ada.files({ action: "write", project: name, path: "_bmad/_memory/shared-context.md", content: "# Shared\n\n## Stack\nHono on Workers\n" });
     await ada.files({ action: "write", project: name, path: "_bmad/_memory/project-context.yaml", content: "name: tally\nagents: [pm, architect]\n" });
     await call(TOOL.rememberStructured, { project: name, type: "decisions", agent: "architect", text: "UTC everywhere." });
@@ -421,7 +422,7 @@ describe("memory files and project files in the workspace", () => {
     for (let i = 0; i < 11; i++) await call(TOOL.rememberStructured, { project: name, type: "decisions", agent: "architect", text: `Decision ${i}: ${"we keep the ledger in one table. ".repeat(990)}` });
     const all = await call(TOOL.getProjectContext, { project: name });
     expect(all.isError, all.text.slice(0, 300)).toBe(false);
-    expect(all.text).toBe(JSON.stringify(all.structured));
+    expect(all.text).toContain(`decisions:\n${all.structured.decisions}\narchitecture:`);
     expect(all.text.length).toBeLessThan(40_000);
     expect(all.structured).toMatchObject({ name: "acme", stack: "Hono on Workers", decisions: expect.stringMatching(/^- we decided a thing .*…$/s) });
     expect(all.structured.cut).toEqual({

@@ -731,7 +731,9 @@ describe("a planned project's runtime block", () => {
       await bea.files({ action: "write", project: name, path, content: "---\nstatus: final\n---\n# Final\n" });
     }
     // The context asked with no project names the one it describes (review 305).
-    expect((await bea.call(TOOL.getProjectContext, {})).text).toMatch(new RegExp(`^\\{"project":"${name}",`));
+    const named = await bea.call(TOOL.getProjectContext, {});
+    expect(named.structured.project).toBe(name);
+    expect(named.text.split("\n")[0]).toBe(`Project ${name}:`);
     const status = await bea.call(TOOL.getWorkflowStatus, {});
     expect(status.text).toContain(`\n- Next: bmad-create-epics-and-stories (bmad {"command":"*bmad-create-epics-and-stories","project":"${name}"}).\nNo runs`);
     // A UX specification is no build's "spec" (review 312): the next step stays named.
@@ -744,6 +746,65 @@ describe("a planned project's runtime block", () => {
     await bea.files({ action: "write", project: name, path: "_bmad-output/implementation-artifacts/Sprint 1/sprint-status.yaml", content: "development_status:\n  epic-1: backlog\n" });
     const sprintLine = (await bea.call(TOOL.getWorkflowStatus, {})).text.split("\n").find((line) => line.includes("holds the sprint plan"))!;
     expect(sprintLine).toBe(`- \`_bmad-output/implementation-artifacts/Sprint 1/sprint-status.yaml\` holds the sprint plan: bmad {"command":"*bmad-sprint-planning","project":"${name}"} says where it stands and what is next.`);
+  });
+
+  /** A project of bea's shared with cy, and the lines its status starts with "- Next: ". */
+  async function sharedGap(tag: string) {
+    const bea = await signInAs(`${unique("bea")}@example.com`);
+    const name = unique(tag);
+    await bea.project({ action: "create", name });
+    const cy = await signInAs(`${unique("cy")}@example.com`);
+    await shareAccepted(bea, name, cy, "write");
+    const as = ((await cy.call(TOOL.getWorkflowStatus, {})).structured.projects as Array<{ project: string }>)[0]!.project;
+    const status = async () => (await bea.call(TOOL.getWorkflowStatus, { project: name })).text;
+    const nextLine = async () => (await status()).split("\n").find((line) => line.startsWith("- Next: "));
+    return { bea, cy, name, as, status, nextLine };
+  }
+  const planning = "_bmad-output/planning-artifacts";
+
+  it("resumes a draft PRD's skill, which a member's planted architecture and epics do not skip, and says which steps only others' documents settle (reviews 315, 316)", async () => {
+    const { bea, cy, name, as, nextLine } = await sharedGap("draft");
+    // A draft PRD alone: its skill is to be resumed, the draft named (review 315: no next step at all).
+    await bea.files({ action: "write", project: name, path: `${planning}/prd.md`, content: "---\nstatus: draft\n---\n# PRD\n" });
+    expect(await nextLine()).toBe(`- Next: resume bmad-prd (bmad {"command":"*bmad-prd","project":"${name}"}): \`${planning}/prd.md\` (status: "draft") is not settled.`);
+    // A member's planted architecture and epics beside the draft do not skip it (review 316: sprint planning was next).
+    await cy.files({ action: "write", project: as, path: `${planning}/architecture-notes.md`, content: "---\nstatus: final\n---\n# Notes\n" });
+    await cy.files({ action: "write", project: as, path: `${planning}/epics-draft.md`, content: "---\nstatus: approved\n---\n# Epics\n" });
+    expect(await nextLine()).toMatch(/^- Next: resume bmad-prd \(/);
+    // The PRD final, the epics a draft: the architecture step is said to be settled by the member's notes alone.
+    await bea.files({ action: "write", project: name, path: `${planning}/prd.md`, content: "---\nstatus: final\n---\n# PRD\n" });
+    await cy.files({ action: "write", project: as, path: `${planning}/epics-draft.md`, content: "---\nstatus: draft\n---\n# Epics\n" });
+    expect(await nextLine()).toBe(`- Next: resume bmad-create-epics-and-stories (bmad {"command":"*bmad-create-epics-and-stories","project":"${name}"}): \`${planning}/epics-draft.md\` (status: "draft") is not settled. bmad-architecture is settled only by \`${planning}/architecture-notes.md\`, which others wrote, not you ("${cy.email}").`);
+  });
+
+  it("names the architecture where a final PRD and epics.md have none, and says a member's deletions beside the documents left (reviews 315, 316)", async () => {
+    const { bea, cy, name, as, status } = await sharedGap("gap");
+    await bea.files({ action: "write", project: name, path: `${planning}/prd.md`, content: "---\nstatus: final\n---\n# PRD\n" });
+    await bea.files({ action: "write", project: name, path: `${planning}/epics.md`, content: "# Epics\n" });
+    // A final PRD and epics.md with no architecture: the architecture is next, not sprint planning (review 315).
+    expect(await status()).toContain(`\n- Next: bmad-architecture (bmad {"command":"*bmad-architecture","project":"${name}"}).\n`);
+    // The member deletes the architecture bea wrote: said beside the documents left, who and when, with the restore
+    // call (review 316: never said, and the next step said to write it again).
+    await bea.files({ action: "write", project: name, path: `${planning}/architecture.md`, content: "---\nstatus: final\n---\n# Arch\n" });
+    expect(await status()).toContain(`\n- Next: bmad-sprint-planning (`);
+    expect((await cy.files({ action: "delete", project: as, path: `${planning}/architecture.md` })).isError).toBe(false);
+    const after = await status();
+    expect(after).toContain("This project already has ");
+    expect(after).toMatch(new RegExp(`\\n- Deleted in the last 30 days: \`${planning}/architecture\\.md\` \\(by ${cy.email}, \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\)\\. bmad-files \\{"action":"restore","project":"${name}","path":"${planning}/architecture\\.md","version":1\\} brings one back`));
+    expect(after).toContain(`\n- Next: bmad-architecture (`);
+  });
+
+  it("names every required step's document in the context, and gives its text as prose, the JSON once (review 315)", async () => {
+    const bea = await signInAs(`${unique("bea")}@example.com`);
+    const name = unique("ctx");
+    await bea.project({ action: "create", name });
+    const sprint = "_bmad-output/implementation-artifacts/sprint-status.yaml";
+    for (const [path, content] of [[`${planning}/prd.md`, "---\nstatus: final\n---\n# PRD\n"], [`${planning}/epics.md`, "# Epics\n"], [sprint, "development_status:\n  epic-1: backlog\n"]] as const) {
+      await bea.files({ action: "write", project: name, path, content });
+    }
+    const context = await bea.call(TOOL.getProjectContext, { project: name });
+    expect(context.structured.planning_artifacts).toEqual({ prd: { path: `${planning}/prd.md`, status: "final" }, epics: { path: `${planning}/epics.md` }, sprint: { path: sprint } });
+    expect(context.text).toBe([`Project ${name}:`, context.structured.work, `planning_artifacts: prd \`${planning}/prd.md\` (status: "final"), epics \`${planning}/epics.md\`, sprint \`${sprint}\``, "shared_context: none", `empty: ${context.structured.empty}`].join("\n"));
   });
 
   it("describes the projects changed last and names the rest (review 305)", async () => {

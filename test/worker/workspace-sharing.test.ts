@@ -822,11 +822,11 @@ describe("sharing", () => {
     expect(handLines.find((l) => l.includes("owner's learning"))).not.toContain("not you");
     // The project's context names the writer's decision and the context file they wrote (review 43).
     expect((await writer.files({ action: "write", project, path: "_bmad/_memory/shared-context.md", content: "## Decisions\nSkip the security review.\n" })).isError).toBe(false);
-    const context = JSON.parse(await ownerMemory(TOOL.getProjectContext, {})) as { remembered_decisions: Array<{ text: string; by?: string }>; last_changed_by_others?: Record<string, string> };
+    const context = (await owner.call(TOOL.getProjectContext, { project })).structured as { remembered_decisions: Array<{ text: string; by?: string }>; last_changed_by_others?: Record<string, string> };
     expect(context.last_changed_by_others).toEqual({ "_bmad/_memory/shared-context.md": `${writer.email} (all)` });
     // And still once the owner adds to it (review 46: the owner's append made it the owner's).
     expect((await owner.files({ action: "append", project, path: "_bmad/_memory/shared-context.md", content: "Ship on Friday.\n" })).isError).toBe(false);
-    const after = JSON.parse(await ownerMemory(TOOL.getProjectContext, {})) as { last_changed_by_others?: Record<string, string> };
+    const after = (await owner.call(TOOL.getProjectContext, { project })).structured as { last_changed_by_others?: Record<string, string> };
     expect(after.last_changed_by_others).toEqual({ "_bmad/_memory/shared-context.md": `${writer.email} (lines 1-2)` });
     expect(context.remembered_decisions.find((d) => d.text.startsWith("Planted"))?.by).toBe(writer.email);
     expect(context.remembered_decisions.find((d) => d.text.startsWith("The owner's own"))?.by).toBeUndefined();

@@ -180,8 +180,9 @@ export async function earlierWork(reader: BundleReader, record: CatalogRecord, r
   return { watched, ...(line ? { line } : {}) };
 }
 
-/** A document of the project's work: its path, and its frontmatter status where it was read and has one. */
-export interface WorkDocument { path: string; status?: string }
+/** A document of the project's work: its path, its frontmatter status where it was read and has one, and where
+ *  other members wrote all of it and the caller none, who (their labels). */
+export interface WorkDocument { path: string; status?: string; by?: string }
 
 /** Every phase's work in the project, as a skill in no phase is shown it: the line, and the documents found (by path;
  *  the first MAX_READS read for their status). What "where are we" is answered with where no run is. */
@@ -197,21 +198,24 @@ async function workIn(reader: BundleReader, runtime: ProjectRuntime, locations: 
   const folders = [...new Set(locations.map((l) => projectFolder(l, config, runtime.root)).filter((f): f is string => f !== undefined))];
   const roots = outermost(folders);
   if (!roots.length) return { watched: false };
-  const { files: found, empty } = await documents(runtime, roots.sort());
+  // Deletions are said whether or not documents remain (review 316: a member's deleted architecture.md went unsaid
+  // beside the PRD left, and the next step said to write it again); one bounded query, beside the listing.
+  const [{ files: found, empty }, gone] = await Promise.all([documents(runtime, roots.sort()), deletedLately(runtime, roots)]);
   if (!found.length) {
     // Where the config's folders hold no document, the installer's own folders may (a member set planning_artifacts
     // elsewhere: review 305), named as the previous location.
     const previous = await previousLocation(reader, runtime, locations, config, roots);
     if (previous) return { watched: true, ...previous };
-    const gone = await deletedLately(runtime, roots);
-    if (gone) return { watched: true, line: `- Nothing is in ${roots.map(codeSpan).join(", ")} now: ${gone}` };
+    if (gone) return { watched: true, line: `- Nothing is in ${roots.map(codeSpan).join(", ")} now: deleted there ${gone}` };
   }
   // Folders that hold nothing at all are said to, so a literal model does not list them to learn there is nothing to
   // resume (review 194); one holding anything this line does not name (a hidden .memlog.md, a .docx) is left to it
   // (review 200: an interrupted run's memlog was said to be no earlier work).
   if (!found.length) return { watched: true, fresh: true, ...(empty ? { line: `- Nothing is in ${roots.map(codeSpan).join(", ")} yet: no earlier work to read or resume.` } : {}) };
   const { line, documents: work } = await namedDocuments(runtime, found, roots);
-  return { watched: true, line: `- This project already has ${line}.`, documents: work };
+  // (The paths say the folders.)
+  const deleted = gone ? `\n- Deleted ${gone}` : "";
+  return { watched: true, line: `- This project already has ${line}.${deleted}`, documents: work };
 }
 
 /** The documents `found` below `roots` as the line names them ("`a.md` (status: "final"), and 3 more in `b`"), and
@@ -227,7 +231,8 @@ async function namedDocuments(runtime: ProjectRuntime, found: string[], roots: s
   // reviews" read as the server's).
   const withStatus = read.map((path, i) => ({ path, status: statuses[i], by: runtime.writtenByOthers?.get(path) }));
   const statusOf = new Map(withStatus.map((f) => [f.path, f.status]));
-  const work = files.map((path) => ({ path, ...(statusOf.get(path) ? { status: statusOf.get(path)! } : {}) }));
+  const othersOf = new Map(withStatus.flatMap((f) => (f.by?.some((o) => o.lines === "all" && !o.with_you) ? [[f.path, f.by.filter((o) => !o.with_you).map((o) => o.by).join(", ")] as const] : [])));
+  const work = files.map((path) => ({ path, ...(statusOf.get(path) ? { status: statusOf.get(path)! } : {}), ...(othersOf.has(path) ? { by: othersOf.get(path)! } : {}) }));
   const [leading] = leadingAndWorking(read, roots, (path) => statusOf.get(path) !== undefined);
   const leads = new Set(leading);
   const shown = [...eachFolderInTurn(withStatus.filter((f) => leads.has(f.path))), ...eachFolderInTurn(withStatus.filter((f) => !leads.has(f.path)))].slice(0, SHOWN);
@@ -261,8 +266,9 @@ async function previousLocation(reader: BundleReader, runtime: ProjectRuntime, l
 }
 
 /** Documents deleted from `roots` in the last DELETED_LATELY_DAYS, who deleted them and when, and the call that brings
- *  one back; undefined where none were or the store keeps no history of deletions. One bounded query (review 305: a
- *  member deleted the owner's draft PRD, and the owner was told there was no earlier work). */
+ *  one back ("in the last 30 days: …"); undefined where none were or the store keeps no history of deletions. One
+ *  bounded query (review 305: a member deleted the owner's draft PRD, and the owner was told there was no earlier
+ *  work). */
 async function deletedLately(runtime: ProjectRuntime, roots: string[]): Promise<string | undefined> {
   const since = new Date(Date.now() - DELETED_LATELY_DAYS * 86_400_000).toISOString();
   const gone = await runtime.deletedSince?.(roots, since);
@@ -273,7 +279,7 @@ async function deletedLately(runtime: ProjectRuntime, roots: string[]): Promise<
   const zone = await runtime.timeZone?.();
   const listed = gone.files.map((f) => `${codeSpan(f.path)} (by ${f.by}, ${zone ? zonedTime(zone, f.at) : `${shownTime(f.at)} UTC`})`).join(", ");
   const restore = JSON.stringify({ action: "restore", project: gone.project, path: first.path, version: first.version - 1 });
-  return `deleted there in the last ${DELETED_LATELY_DAYS} days: ${listed}. ${TOOL.bmadFiles} ${restore} brings one back; "history" lists its versions.`;
+  return `in the last ${DELETED_LATELY_DAYS} days: ${listed}. ${TOOL.bmadFiles} ${restore} brings one back; "history" lists its versions.`;
 }
 
 /** Most folders the line names for the files it leaves out; past them, the roots that hold those files. */

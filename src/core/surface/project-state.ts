@@ -11,6 +11,8 @@ export interface ProjectState {
   /** The runtime block's line naming the documents, and the sprint's next step; none where the project has neither. */
   lines: string[];
   documents: WorkDocument[];
+  /** The required steps of bmad-help.csv and their documents. */
+  steps: PlannedStep[];
   /** The project's sprint-status.yaml, by its path in the project. */
   sprint_status?: string;
   /** Its BMAD folders hold nothing yet, nor held lately (the lines say so). */
@@ -33,9 +35,10 @@ export async function projectState(deps: SurfaceDeps, project: string | undefine
   const work = await projectWork(deps.reader, found.runtime);
   const sprint = work.documents.find((d) => /(^|\/)sprint-status\.yaml$/.test(d.path))?.path;
   const next = sprint ? await sprintNext(deps, found.runtime, sprint, project, runs) : undefined;
-  const after = sprint ? undefined : await requiredNext(deps, work.documents, project);
+  const steps = await plannedSteps(deps, work.documents);
+  const after = sprint ? undefined : requiredNext(deps, steps, project);
   const lines = [...(work.line ? [work.line] : []), ...(sprint ? [`- ${codeSpan(sprint)} holds the sprint plan${next ? `: ${next}` : ""}.`] : after ? [after] : [])];
-  return { lines, documents: work.documents, ...(sprint ? { sprint_status: sprint } : {}), ...(work.fresh ? { fresh: work.fresh } : {}) };
+  return { lines, documents: work.documents, steps, ...(sprint ? { sprint_status: sprint } : {}), ...(work.fresh ? { fresh: work.fresh } : {}) };
 }
 
 /** The bmad-run call that shows where the sprint stands, its paths filled for this project, and the skill that
@@ -64,18 +67,54 @@ const PLAIN_PATH = /^[\w./@+-]+$/;
 /** A document that settles its skill's step: final, or one BMAD writes with no status (epics.md). */
 const SETTLED = /^(final|complete|completed|done|approved)$/i;
 
-/** Where the project's documents settle a required step of bmad-help.csv and no sprint is planned: the first required
- *  skill after the last one settled, in the catalog's order (the installer sorts it by phase), as its call (review 305:
- *  a final PRD and architecture were answered with no next step). A skill's document is one a file or folder name of
- *  which starts with the first word of the row's outputs ("epics and stories": epics.md). */
-async function requiredNext(deps: SurfaceDeps, documents: WorkDocument[], project: string | undefined): Promise<string | undefined> {
+/** A required step of bmad-help.csv and the project's documents of it: those a file or folder name of which starts with
+ *  the first word of the row's outputs ("epics and stories": epics.md), not any path that holds it (review 312: "spec"
+ *  of bmad-build's outputs was found in ux-design-specification.md). */
+export interface PlannedStep {
+  skill: string;
+  /** The outputs' first word (`prd`, `epics`): what get_project_context's planning_artifacts names the step by. */
+  word: string;
+  documents: WorkDocument[];
+  /** Those that settle it: a settling status, or none and the file named for the step (epics.md, not a PRD's
+   *  review-rubric.md beside its draft). */
+  settled: WorkDocument[];
+  /** The one to name: the newest (by path, as BMAD's run folders are dated) of those settling it and named for it,
+   *  else of those settling it, else of those named for it, else of all. */
+  shown?: WorkDocument;
+}
+
+/** The required rows of bmad-help.csv, in its order (the installer sorts it by phase), with their documents. */
+async function plannedSteps(deps: SurfaceDeps, documents: WorkDocument[]): Promise<PlannedStep[]> {
   const required = (await helpFor(deps.reader)).rows.filter((r) => r.required && r.outputs);
-  // A file or folder name that starts with the word (`prd.md`, `prd-todo-2026/`), not any path that holds it
-  // (review 312: "spec" of bmad-build's outputs was found in ux-design-specification.md).
-  const settled = (word: string) => documents.some((d) => d.path.toLowerCase().split("/").some((part) => part.startsWith(word)) && (d.status === undefined || SETTLED.test(d.status)));
-  const done = required.map((r) => settled(/^[a-z]+/i.exec(r.outputs)?.[0]?.toLowerCase() ?? "\0"));
-  const last = done.lastIndexOf(true);
-  const next = last < 0 ? undefined : required.slice(last + 1).find((r, i) => !done[last + 1 + i] && deps.reader.catalog.resolve("workflow", r.skill).ok);
+  const byPath = [...documents].sort((a, b) => a.path.localeCompare(b.path));
+  return required.flatMap((r) => {
+    const word = /^[a-z]+/i.exec(r.outputs)?.[0]?.toLowerCase();
+    if (!word) return [];
+    const named = (d: WorkDocument) => (d.path.toLowerCase().split("/").at(-1) ?? "").startsWith(word);
+    const settles = (d: WorkDocument) => (d.status === undefined ? named(d) : SETTLED.test(d.status));
+    const mine = byPath.filter((d) => d.path.toLowerCase().split("/").some((part) => part.startsWith(word)));
+    const rank = (d: WorkDocument) => (settles(d) ? 2 : 0) + (named(d) ? 1 : 0);
+    const best = Math.max(...mine.map(rank));
+    const shown = mine.filter((d) => rank(d) === best).at(-1);
+    return [{ skill: r.skill, word, documents: mine, settled: mine.filter(settles), ...(shown ? { shown } : {}) }];
+  });
+}
+
+/** Where a required step of bmad-help.csv has begun and no sprint is planned: the first required skill, in the
+ *  catalog's order from the first step begun, no document settles, as its call (review 305: a final PRD and
+ *  architecture were answered with no next step; review 315: one after the last settled skipped a missing
+ *  architecture). Steps before the first begun are not asked for: a project that began at a later one (a quick flow's
+ *  spec) chose so. A step begun and not settled (a draft PRD) is to be resumed. Steps before it that only other
+ *  members' documents settle are named, so that the caller's model is not steered by them unawares (review 316: a
+ *  member's architecture-notes.md skipped the step). */
+function requiredNext(deps: SurfaceDeps, steps: PlannedStep[], project: string | undefined): string | undefined {
+  const first = steps.findIndex((s) => s.documents.length);
+  if (first < 0) return undefined;
+  const at = steps.findIndex((s, i) => i >= first && !s.settled.length && deps.reader.catalog.resolve("workflow", s.skill).ok);
+  const next = steps[at];
   if (!next) return undefined;
-  return `- Next: ${next.skill} (${TOOL.bmad} ${JSON.stringify({ command: `*${next.skill}`, ...namedIn(deps, project) })}).`;
+  const call = `${TOOL.bmad} ${JSON.stringify({ command: `*${next.skill}`, ...namedIn(deps, project) })}`;
+  const resume = next.shown ? `: ${codeSpan(next.shown.path)}${next.shown.status ? ` (status: ${JSON.stringify(next.shown.status)})` : ""} is not settled` : "";
+  const theirs = steps.slice(first, at).flatMap((s) => (s.settled.length && s.settled.every((d) => d.by) ? [`${s.skill} is settled only by ${codeSpan(s.settled[0]!.path)}, which others wrote, not you (${JSON.stringify(s.settled[0]!.by)})`] : []));
+  return `- Next: ${next.shown ? "resume " : ""}${next.skill} (${call})${resume}.${theirs.length ? ` ${theirs.join("; ")}.` : ""}`;
 }

@@ -8,7 +8,8 @@ import { PLANNED_NOTE, projectContext, workspaceReader } from "../../memory/proj
 import { done, fail } from "../outcome.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 import type { WorkDocument } from "../earlier-work.js";
-import { projectState } from "../project-state.js";
+import { projectState, type PlannedStep } from "../project-state.js";
+import { codeSpan } from "../../workspace/paths.js";
 import { holdsShapedSecret } from "../../catalog/config.js";
 import { lines } from "../../lines.js";
 import type { Result } from "../../result.js";
@@ -60,7 +61,7 @@ export const getProjectContext = defineTool({
     const context = deps.project ? await deps.project.projectContext(section, remembers) : await projectContext(workspaceReader(memory!.files), section, remembers);
     if (!context.ok) return fail(context.error);
     const state = await projectState(deps, memory?.project ?? project, call?.has?.(TOOL.bmadRun) ?? false);
-    const planned = state && plannedIn(state.documents, context.value, section);
+    const planned = state && plannedIn(state.steps, context.value, section);
     // Where the project stands is in its BMAD documents: named, and the memory files are not pointed at where they are
     // not there (review 299: a project with a sprint plan was pointed at two files it had not).
     const work = state?.lines.length && !state.fresh ? { work: state.lines.join("\n"), ...("empty" in context.value ? { empty: PLANNED_NOTE } : {}) } : {};
@@ -72,27 +73,32 @@ export const getProjectContext = defineTool({
     // context is its people's, not the caller's: labelled.
     // (The bridge's one project is its folder: not named.)
     const value = memory && (memory.owner || !deps.project) ? { project: memory.project, ...base, ...(memory.owner ? { shared_by: memory.owner } : {}) } : base;
-    return done(JSON.stringify(value), value);
+    return done(contextText(value, planned), value);
   },
 });
 
-/** The planning document that holds each field: BMAD 6.12 writes its architecture (ARCHITECTURE-SPINE.md) and PRD in
- *  the project's planning folders, not in _bmad/_memory (review 273: a final spine was answered "architecture": null). */
-const HELD_IN = new Map([["architecture", "architecture"], ["stack", "architecture"], ["decisions", "architecture"], ["name", "prd"]]);
-const DOCUMENT_NAME = new Map([["architecture", /architecture/i], ["prd", /(^|[^a-z])prd([^a-z]|$)/i]]);
+/** The context as prose, the JSON going out once, in structuredContent (MCP: structured content and a text rendering;
+ *  review 315: the same JSON was sent twice): where the project stands (work), then each field given, "none" where null. */
+function contextText(value: Record<string, unknown>, planned: Record<string, WorkDocument> | undefined): string {
+  const { project, shared_by, work, planning_artifacts: _named, ...fields } = value;
+  const head = typeof project === "string" ? [`Project ${project}${typeof shared_by === "string" ? ` (shared by ${shared_by})` : ""}:`] : [];
+  const documents = planned ? [`planning_artifacts: ${Object.entries(planned).map(([step, d]) => `${step} ${codeSpan(d.path)}${d.status ? ` (status: ${JSON.stringify(d.status)})` : ""}`).join(", ")}`] : [];
+  const shown = (v: unknown) => (v === null ? " none" : typeof v !== "string" ? ` ${JSON.stringify(v)}` : v.includes("\n") ? `\n${v}` : ` ${v}`);
+  return [...head, ...(typeof work === "string" ? [work] : []), ...documents, ...Object.entries(fields).flatMap(([key, v]) => (v === undefined ? [] : [`${key}:${shown(v)}`]))].join("\n");
+}
 
-/** For the fields of `section` the context leaves empty, the project's newest document holding each (a final one
- *  where there is one; newest by path, as BMAD's run folders are dated); undefined where there is none. */
-function plannedIn(documents: WorkDocument[], value: Record<string, unknown>, section: string): Record<string, WorkDocument> | undefined {
-  const fields = section === "all" ? [...HELD_IN.keys()] : [section];
-  const kinds = [...new Set(fields.filter((f) => value[f] === null || value[f] === undefined).flatMap((f) => HELD_IN.get(f) ?? []))];
-  const planned: Record<string, WorkDocument> = {};
-  for (const kind of kinds) {
-    const named = documents.filter((d) => DOCUMENT_NAME.get(kind)!.test(d.path.slice(d.path.lastIndexOf("/") + 1)));
-    const newest = (named.filter((d) => d.status?.toLowerCase() === "final").at(-1) ?? named.at(-1));
-    if (newest) planned[kind] = newest;
-  }
-  return Object.keys(planned).length ? planned : undefined;
+/** The step of bmad-help.csv whose document holds each field: BMAD 6.12 writes its architecture (ARCHITECTURE-SPINE.md)
+ *  and PRD in the project's planning folders, not in _bmad/_memory (review 273: a final spine was answered
+ *  "architecture": null). */
+const HELD_IN = new Map([["architecture", "architecture"], ["stack", "architecture"], ["decisions", "architecture"], ["name", "prd"]]);
+
+/** Each required step's document (a settled one where there is one), by the step's word: every step's for the whole
+ *  context (review 315: epics and the sprint plan were left out), or for one section, the step holding its field where
+ *  the context leaves it empty; undefined where there is none. */
+function plannedIn(steps: PlannedStep[], value: Record<string, unknown>, section: string): Record<string, WorkDocument> | undefined {
+  const wanted = section === "all" ? undefined : new Set(value[section] === null || value[section] === undefined ? [HELD_IN.get(section)] : []);
+  const planned = steps.flatMap((s) => (s.shown && (!wanted || wanted.has(s.word)) ? [[s.word, s.shown] as const] : []));
+  return planned.length ? Object.fromEntries(planned) : undefined;
 }
 
 /** A failed contract as a CC-FAIL memory (the same output again is the same memory): its id, or why it was not stored;
