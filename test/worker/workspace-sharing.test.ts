@@ -640,6 +640,26 @@ describe("sharing", () => {
     expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
   });
 
+  it("refuses an answer whose key a hand edit sets again spelled as no line check reads it, by parsing the merged file (review 316-7)", async () => {
+    const name = unique("escaped");
+    const path = "_bmad/core/config.yaml";
+    expect((await owner.project({ action: "create", name })).isError).toBe(false);
+    await shareAccepted(owner, name, writer, "write");
+    // `\x65` is "e" in a double-quoted YAML key: PyYAML reads this as communication_language, the last one, which wins.
+    expect((await writer.files({ action: "append", project: name, path, content: '"communication_languag\\x65": Klingon\n' })).isError).toBe(false);
+    const before = (await owner.files({ action: "read", project: name, path })).structured.version;
+    const refused = await owner.project({ action: "config", name, answers: { core: { communication_language: "French" } } });
+    expect(refused.isError, refused.text).toBe(true);
+    expect(refused.text).toBe(`${path} was edited by hand since the installer wrote it, and a parser reads its key communication_language there otherwise than this answer sets it (the key is set again, spelled another way), so the answer would not take effect. Nothing was changed. Remove the other setting of communication_language with bmad-files "edit", then set the answer again.`);
+    expect((await owner.files({ action: "read", project: name, path })).structured.version).toBe(before);
+    // A hand edit that breaks the file is named as that.
+    expect((await owner.files({ action: "append", project: name, path, content: "broken: [\n" })).isError).toBe(false);
+    const unparsed = await owner.project({ action: "config", name, answers: { core: { user_name: "Olive" } } });
+    expect(unparsed.isError, unparsed.text).toBe(true);
+    expect(unparsed.text).toContain(`${path} was edited by hand since the installer wrote it, and with this answer it would not parse (`);
+    expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
+  });
+
   it("says where a pin in _bmad/custom/ reads over an answer just set (review 314)", async () => {
     const name = unique("pinned");
     expect((await owner.project({ action: "create", name })).isError).toBe(false);
@@ -677,8 +697,13 @@ describe("sharing", () => {
     expect((await owner.files({ action: "edit", project: name, path, old: "communication_language: English\n", content: "" })).isError).toBe(false);
     const refused = await writer.project({ action: "config", name, answers: { core: { communication_language: "Klingon" } } });
     expect(refused.isError).toBe(true);
-    expect(refused.text).toContain(`${path} was edited by hand since the installer wrote it, and its line "communication_language: English", which this answer changes, is not in it exactly once`);
+    expect(refused.text).toContain(`${path} was edited by hand since the installer wrote it, and its line "communication_language: English", which this answer changes, is not in it (taken out or changed)`);
     expect(refused.text).toContain('Nothing was changed. Put that line back as it was with bmad-files "edit", then set the answer again.');
+    // Put back twice, it is said to be there twice, and the fix is to keep one (review 316: "put back" for a repeat).
+    expect((await owner.files({ action: "append", project: name, path, content: "communication_language: English\ncommunication_language: English\n" })).isError).toBe(false);
+    const twice = await writer.project({ action: "config", name, answers: { core: { communication_language: "Klingon" } } });
+    expect(twice.text).toContain(`its line "communication_language: English", which this answer changes, is in it 2 times, so which one to change cannot be told. Nothing was changed. Keep one of them with bmad-files "edit"`);
+    expect((await owner.files({ action: "edit", project: name, path, old: "communication_language: English\ncommunication_language: English\n", content: "" })).isError).toBe(false);
     // Nothing written: neither the answer nor any file.
     expect((await owner.project({ action: "config", name })).text.split("\n").find((l) => l.startsWith("core.communication_language = "))).toMatch(/^core\.communication_language = default /);
     expect((await owner.files({ action: "history", project: name, path: "_bmad/core/config.yaml" })).text).not.toContain("v2 ");

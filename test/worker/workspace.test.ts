@@ -350,6 +350,24 @@ describe("a token-shaped secret", () => {
     // Lines that only follow others are still taken: an entry after the header, with nothing secret.
     expect((await ada.files({ action: "append", project: room, path: "docs/rows.md", content: "| db | <your-password> |\n" })).isError).toBe(false);
   });
+
+  it("names the line a secret read only in context is given on, and the open fence that makes it a setting (review 316-6)", async () => {
+    const room = unique("placed");
+    expect((await ada.project({ action: "create", name: room })).isError).toBe(false);
+    const path = "_bmad-output/planning-artifacts/notes.md";
+    expect((await ada.files({ action: "write", project: room, path, content: "# Team notes\n\n- kickoff done\n" })).isError).toBe(false);
+    expect((await ada.files({ action: "append", project: room, path, content: "\nExample env:\n```env\nLOG_LEVEL=debug\n" })).isError).toBe(false);
+    const fenced = await ada.files({ action: "append", project: room, path, content: "\n## Auth\ntoken: refreshed every 24h\n" });
+    expect(fenced.isError, fenced.text).toBe(true);
+    expect(fenced.text).toContain(`${path} would hold what looks like a secret (line 10, read as a setting: the fence opened on line 6 makes the lines in it read as settings, so close it where they end):`);
+    // Closed, the same lines are taken.
+    expect((await ada.files({ action: "append", project: room, path, content: "```\n\n## Auth\ntoken: refreshed every 24h\n" })).isError).toBe(false);
+    // A row under a `password` column far above: the row's line, read with the lines above it.
+    const rows = "| name | password |\n|---|---|\n" + "| user | n/a |\n".repeat(5);
+    expect((await ada.files({ action: "write", project: room, path: "docs/rows.md", content: rows })).isError).toBe(false);
+    const row = await ada.files({ action: "append", project: room, path: "docs/rows.md", content: `| admin | ${["Xk9#", "mPq2vL!w"].join("")} |\n` });
+    expect(row.text).toContain("docs/rows.md would hold what looks like a secret (line 8, read with the lines above it):");
+  });
 });
 
 describe("paths", () => {

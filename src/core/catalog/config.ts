@@ -191,20 +191,44 @@ export function holdsShapedSecret(text: string): boolean {
 
 /** Where text holds what looks like a secret by its shape alone (holdsShapedSecret), or undefined: the first line that
  *  holds one alone and on it the first word that does, named by its start only (an answer must not repeat the secret).
- *  Neither where the secret is only the lines or words together (a private key's block, `password is Winter2024!xQ`). */
-export function shapedSecretAt(text: string): { line?: number; word?: string } | undefined {
+ *  Where the secret is read only with the lines around it: in a settings fence, the line that gives it and the fence's
+ *  opening line (`fence`); else the first line whose addition makes the text read as holding one (`withAbove`: a table's
+ *  row under a `password` column, a private key's block). Looked for only once a secret was found: a write's common
+ *  path is the one holdsShapedSecret. */
+export function shapedSecretAt(text: string): { line?: number; word?: string; fence?: number; withAbove?: true } | undefined {
   if (!holdsShapedSecret(text)) return undefined;
   const all = lines(text);
   const at = all.findIndex((line) => holdsShapedSecret(line));
-  if (at < 0) return {};
+  if (at < 0) {
+    const fenced = fenceSecretAt(text);
+    return fenced ? { line: fenced.line + 1, fence: fenced.fence + 1 } : { line: firstLineGivingSecret(text), withAbove: true };
+  }
   const word = all[at]!.split(/\s+/).find((w) => holdsShapedSecret(w));
   // At most 8 characters and never half of it: `ghp_abcd…`, `password…` of `password=…`.
   return { line: at + 1, ...(word ? { word: `${word.slice(0, Math.min(8, Math.floor(word.length / 2)))}…` } : {}) };
 }
 
-/** Where shapedSecretAt found a secret, as an answer names it: ` (line 3, "ghp_abcd…")`, or nothing. */
-export function secretPlace(at: { line?: number; word?: string }): string {
+/** The first line (from 1) of `text`, which holds a shaped secret, whose lines up to it do: by halving, so a few reads
+ *  of the text (lines up to `lo` hold none, up to `hi` hold one, whatever readings the lines between start or end). */
+function firstLineGivingSecret(text: string): number {
+  const ends = [...text.matchAll(/\r\n|[\n\r\u2028\u2029]/g)].map((m) => m.index);
+  ends.push(text.length);
+  let lo = 0;
+  let hi = ends.length;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (holdsShapedSecret(text.slice(0, ends[mid - 1]))) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}
+
+/** Where shapedSecretAt found a secret, as an answer names it: ` (line 3, "ghp_abcd…")`, ` (line 9, …the fence on line
+ *  5…)`, or nothing. */
+export function secretPlace(at: { line?: number; word?: string; fence?: number; withAbove?: true }): string {
   const parts = [...(at.line ? [`line ${at.line}`] : []), ...(at.word ? [JSON.stringify(at.word)] : [])];
+  if (at.fence) parts.push(`read as a setting: the fence opened on line ${at.fence} makes the lines in it read as settings, so close it where they end`);
+  if (at.withAbove) parts.push("read with the lines above it");
   return parts.length ? ` (${parts.join(", ")})` : "";
 }
 
@@ -325,22 +349,24 @@ function linesGiveSecret(text: string): boolean {
  *  that says what a secret is for (`password_policy`), a placeholder or a variable's name is none, as in a design doc's
  *  example. One pass over the lines: linear. */
 const SETTINGS_FENCE = /^(ya?ml|json[c5]?|toml|ini|properties|env|dotenv|conf|cfg|xml)$/i;
-function fenceGivesSecret(text: string): boolean {
-  if (!text.includes("```") && !text.includes("~~~")) return false;
-  let fence: { mark: string; settings: boolean; xml?: string[] } | undefined; // another language's block: passed over
-  for (const line of lines(text)) {
+const fenceGivesSecret = (text: string) => fenceSecretAt(text) !== undefined;
+/** The line (from 0) where a settings fence gives a secret, and the fence's opening line, or undefined. */
+function fenceSecretAt(text: string): { line: number; fence: number } | undefined {
+  if (!text.includes("```") && !text.includes("~~~")) return undefined;
+  let fence: { mark: string; at: number; settings: boolean; xml?: string[] } | undefined; // another language's block: passed over
+  for (const [i, line] of lines(text).entries()) {
     if (!fence) {
       const open = /^\s*(```+|~~~+)\s*([\w.+-]*)/.exec(line);
-      if (open) fence = { mark: open[1]!, settings: SETTINGS_FENCE.test(open[2]!), ...(/^xml$/i.test(open[2]!) ? { xml: [] } : {}) };
+      if (open) fence = { mark: open[1]!, at: i, settings: SETTINGS_FENCE.test(open[2]!), ...(/^xml$/i.test(open[2]!) ? { xml: [] } : {}) };
       continue;
     }
     if (line.trim().startsWith(fence.mark)) {
-      if (fence.xml && xmlHoldsSecrets(fence.xml.join("\n"))) return true;
+      if (fence.xml && xmlHoldsSecrets(fence.xml.join("\n"))) return { line: i, fence: fence.at };
       fence = undefined;
     } else if (fence.xml) fence.xml.push(line);
-    else if (fence.settings && fenceLineGivesSecret(line)) return true;
+    else if (fence.settings && fenceLineGivesSecret(line)) return { line: i, fence: fence.at };
   }
-  return false;
+  return undefined;
 }
 function fenceLineGivesSecret(line: string): boolean {
   const kv = KEY_VALUE.exec(line.replace(/^\s*(export\s+|-\s+|[{[,]\s*)*/, ""));
@@ -1078,7 +1104,7 @@ const isToml = (path: string) => /\.toml(?![a-z0-9])/i.test(path.slice(path.last
 const MAX_CONFIG_ENTRIES = 10_000;
 
 /** A config parsed, or why not: `tooBig` where it is past what is parsed here (a valid file, but heavier than any). */
-function parseConfig(path: string, text: string): { data: unknown } | { error: string; tooBig?: true } {
+export function parseConfig(path: string, text: string): { data: unknown } | { error: string; tooBig?: true } {
   const heavy = tooHeavyToParse(text, MAX_CONFIG_ENTRIES) ?? (isToml(path) ? undefined : pastYamlSize(text.length));
   if (heavy) return { error: `${heavy}, far past any config`, tooBig: true };
   try {

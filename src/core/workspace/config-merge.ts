@@ -1,11 +1,17 @@
 // A new installer answer applied to a config file someone edited by hand since the installer wrote it: only the lines
 // the answer changes are changed, the rest of the file stays as they left it (review 295-2: a member's answer threw
 // the owner's comments, keys and values away).
+import { parseConfig } from "../catalog/config.js";
 import { matchLines } from "./line-authors.js";
 
 /** Not merged: the line that cannot be placed; `repeated`, its key is read again after it (the value a parser takes);
- *  `table`, it would sit outside its TOML table (a hand edit moved it). */
-export type Merged = { ok: true; text: string } | { ok: false; line: string; repeated?: true; table?: string };
+ *  `table`, it would sit outside its TOML table (a hand edit moved it). Or, where the merged file parsed reads an answer
+ *  otherwise: its key (not what it reads: a value is the file's, maybe hidden from the caller), or why it does not parse. */
+export type Merged =
+  | { ok: true; text: string }
+  | { ok: false; line: string; repeated?: true; table?: string }
+  | { ok: false; key: string }
+  | { ok: false; unparsed: string };
 
 /** `head` with the lines that differ between `before` (what the old answers made) and `after` (what the new ones make)
  *  changed as they do. Each run of changed lines of `before` must be in `head` whole and in order, found by a line of
@@ -14,7 +20,7 @@ export type Merged = { ok: true; text: string } | { ok: false; line: string; rep
  *  lines `after` only adds go after the line they follow, which `head` must have once. A run `head` already has as
  *  `after` does is left. Else the line that cannot be placed, and nothing is merged. Lines at `\n`, so the rest of
  *  `head` stays byte for byte; O(n log n) in the lines (matchLines), each run looked at once. */
-export function mergeConfigEdits(head: string, before: string, after: string): Merged {
+export function mergeConfigEdits(path: string, head: string, before: string, after: string): Merged {
   // Lines at `\n`; a file saved with CRLF is merged as LF and written back with its own line ends (review 314).
   const crlf = head.includes("\r\n");
   const theirs = (crlf ? head.replace(/\r\n/g, "\n") : head).split("\n");
@@ -82,8 +88,42 @@ export function mergeConfigEdits(head: string, before: string, after: string): M
     if (here < 0) return { ok: false, line, ...(table ? { table } : {}) };
     if (placed.some((r, i) => i > here && r.key === key && r.table === table)) return { ok: false, line, repeated: true };
   }
-  return { ok: true, text: out.join(crlf ? "\r\n" : "\n") };
+  const text = out.join(crlf ? "\r\n" : "\n");
+  return answersNotRead(path, text, before, after) ?? { ok: true, text };
 }
+
+/** Where `text` (the merged file), parsed as BMAD's Python parses it (parseConfig: YAML as PyYAML's safe_load, the
+ *  last of a repeated key winning; TOML as tomllib), does not read an answer `after` sets as `after` reads it: the
+ *  first such key (a TOML table's key with its table's name: `core.user_name`), or why the file does
+ *  not parse. The backstop of the line checks above, which a key spelled another way gets past (review 316-7: a
+ *  member's `"communication_languag\x65": Klingon`, a YAML escape, is the same key, and it won). */
+function answersNotRead(path: string, text: string, before: string, after: string): Merged | undefined {
+  const meant = parseConfig(path, after);
+  // What the installer's own rendering makes always parses; were it not to, there would be nothing to compare with.
+  if (!("data" in meant)) return undefined;
+  const read = parseConfig(path, text);
+  if (!("data" in read)) return { ok: false, unparsed: read.error };
+  const made = parseConfig(path, before);
+  const was = "data" in made ? leaves(made.data) : new Map<string, string>();
+  const now = leaves(read.data);
+  for (const [key, value] of leaves(meant.data)) {
+    if (was.get(key) !== value && now.get(key) !== value) return { ok: false, key: nameOf(key) };
+  }
+  return undefined;
+}
+
+/** Each value under a parsed config's tables, as JSON, by the path of keys to it (as JSON: a TOML key may hold a dot). */
+function leaves(data: unknown): Map<string, string> {
+  const found = new Map<string, string>();
+  const walk = (value: unknown, keys: string[]) => {
+    if (value && typeof value === "object" && !Array.isArray(value) && !(value instanceof Date)) {
+      for (const [key, child] of Object.entries(value)) walk(child, [...keys, key]);
+    } else if (keys.length) found.set(JSON.stringify(keys), JSON.stringify(value));
+  };
+  walk(data, []);
+  return found;
+}
+const nameOf = (key: string) => (JSON.parse(key) as string[]).join(".");
 
 /** Each line's key (unquoted, without the spaces around it: `"user_name" :` is `user_name`) and the TOML table it is
  *  under (`[core]`: "core"; none: ""). */
