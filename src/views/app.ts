@@ -2,6 +2,7 @@
 // the host, as @modelcontextprotocol/ext-apps' App speaks it. Written here rather than bundling App: App brings the
 // MCP client and zod, 650 KB minified, four times a view's whole budget. Only the parent window is listened to.
 import type { McpUiInitializeRequest, McpUiMessageRequest, McpUiToolResultNotification } from "@modelcontextprotocol/ext-apps";
+import { errorBox, errorText } from "./dom.js";
 
 export type ToolResult = McpUiToolResultNotification["params"];
 type Message = { jsonrpc: "2.0"; id?: number | string; method?: string; params?: Record<string, unknown>; result?: unknown; error?: { message?: string } };
@@ -75,7 +76,12 @@ export class ViewApp {
       if (message.error) waiting?.reject(new Error(message.error.message ?? "The host refused the request."));
       else waiting?.resolve(message.result);
     } else if (message.method === "ui/notifications/tool-result") {
-      this.onResult?.(message.params as ToolResult);
+      // A view that cannot show its result says so, never left on "Loading…" (review 317).
+      try {
+        this.onResult?.(message.params as ToolResult);
+      } catch (e) {
+        document.getElementById("app")?.replaceChildren(errorBox(`This view cannot show the answer: ${errorText(e)}.`));
+      }
     } else if (message.method !== undefined && message.id !== undefined) {
       // ping, ui/resource-teardown: nothing to keep or close.
       this.post({ jsonrpc: "2.0", id: message.id, result: {} });

@@ -8,16 +8,18 @@ interface Board { project: string; path: string; version: number; columns: strin
 const app = new ViewApp("bmad-board");
 const root = document.getElementById("app")!;
 
-function showBoard(result: ToolResult): void {
+/** `notice`: said above the board (why a move was not made). */
+function showBoard(result: ToolResult, notice?: string): void {
   if (result.isError) return show(root, errorBox(resultText(result)));
   const board = result.structuredContent as unknown as Board;
   const move = async (story: string, status: string) => {
     const out = await app.callTool("bmad-board", { project: board.project, story, status, if_version: board.version });
     if (!out.isError) return showBoard(out);
     // Refused (the file changed since this board): the board as it is now, under why (review 101: the card stayed where
-    // it was chosen, and every later move was refused).
-    showBoard(await app.callTool("bmad-board", { project: board.project }));
-    root.prepend(errorBox(resultText(out)));
+    // it was chosen, and every later move was refused), said to the user, who needs no "reload" (review 317).
+    const now = await app.callTool("bmad-board", { project: board.project });
+    const changed = !now.isError && (now.structuredContent as unknown as Board).version !== board.version;
+    showBoard(now, changed ? `${board.path} changed since this board was shown: ${story} was not moved. This is the board now; move it again if you still want to.` : resultText(out));
   };
   const card = (s: { key: string; status: string; written?: string }) => {
     // A card can move to the board's own statuses only (the "other" column is where a file's unknown one is shown).
@@ -38,6 +40,7 @@ function showBoard(result: ToolResult): void {
         h("div", { class: "columns" }, ...board.columns.map((c) => h("div", { class: "column", "data-status": c }, h("h3", {}, c), ...e.stories.filter((s) => s.status === c).map(card)))))),
     board.hidden ? h("p", { class: "note" }, `${board.hidden.epics} more epics and ${board.hidden.stories} more stories not shown.`) : null,
   );
+  if (notice) root.prepend(errorBox(notice));
 }
 
 app.onResult = showBoard;

@@ -7,10 +7,13 @@ import { othersBeyond, type ByOthers } from "../core/workspace/line-authors.js";
 import { earlierThan } from "../core/workspace/store.js";
 import { NOT_UTF8_NOTE } from "../core/workspace/file-text.js";
 import { lastText, resultText, type ToolResult, type ViewApp } from "./app.js";
-import { errorBox, h, show, when } from "./dom.js";
+import { errorBox, errorText, h, show, when } from "./dom.js";
 import { bidiNote, frontmatterFields, renderMarkdown, splitFrontmatter, writeOutBidi } from "./markdown.js";
 
 const CONTEXT = 3;
+/** Frontmatter fields shown, and a comparison's lines: a hostile file's 70,000 made the view show nothing (review 317). */
+const MAX_FIELDS = 200;
+const MAX_DIFF_LINES = 2_000;
 
 /** `at_local`, `updated_at_local`: the time as the answers show it (the bridge: its machine's clock; a workspace: its project's zone). */
 interface Version { version: number; op: string; author?: string; at: string; at_local?: string; size?: number; restored_from?: number; pruned?: boolean; purged?: boolean }
@@ -20,8 +23,20 @@ interface DocData { project: string; path: string; version: number; current_vers
  *  nothing to compare or restore), `restore` brings it back. */
 interface Entry { key: string; label: string; args?: Record<string, unknown>; restore?: () => Promise<ToolResult> }
 
-export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult, back?: () => void): void {
-  if (result.isError) return show(root, back ? h("button", { class: "back", click: back }, "← Map") : null, errorBox(resultText(result)));
+/** The document a bmad-doc answer names, or why it is not shown: never "Loading…" left (review 317). `notice`: said
+ *  above it (why a change was not made). */
+export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult, back?: () => void, notice?: string): void {
+  const backButton = () => (back ? h("button", { class: "back", click: back }, "← Map") : null);
+  if (result.isError) return show(root, backButton(), errorBox(resultText(result)));
+  try {
+    renderDocument(app, root, result, back);
+  } catch (e) {
+    return show(root, backButton(), errorBox(`This document cannot be shown here: ${errorText(e)}. Read it with bmad-files.`));
+  }
+  if (notice) root.prepend(errorBox(notice));
+}
+
+function renderDocument(app: ViewApp, root: HTMLElement, result: ToolResult, back?: () => void): void {
   const doc = result.structuredContent as unknown as DocData;
   const text = shownText(result);
   // Markdown is rendered; any other file (sprint-status.yaml, a CSV) is its text (review 215: a YAML comment read as
@@ -33,9 +48,13 @@ export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult
   const fields = frontmatterFields(front).map((f) => ({ key: showName(f.key), value: showName(f.value) }));
   const status = fields.find((f) => f.key === "status")?.value;
   const others = fields.filter((f) => f.key !== "status");
+  const shownFields = others.slice(0, MAX_FIELDS);
   // Lines a collaborator wrote, named as the text answer and the map name them (review 181: the header named only the last author).
   const byOthers = doc.commit ? undefined : othersBeyond(doc.others, doc.author);
-  const reload = async () => showDocument(app, root, await app.callTool("bmad-doc", { project: doc.project, path: doc.path }), back);
+  const reload = async (notice?: (now: DocData) => string) => {
+    const now = await app.callTool("bmad-doc", { project: doc.project, path: doc.path });
+    showDocument(app, root, now, back, now.isError ? undefined : notice?.(now.structuredContent as unknown as DocData));
+  };
   const panel = h("section", { class: "panel" });
   const list = entries(app, doc);
   // The next page of older versions, added to the list shown (review 245: v1..v50 of 250 could not be reached).
@@ -54,11 +73,12 @@ export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult
     root,
     h("header", {},
       back ? h("button", { class: "back", click: back }, "← Map") : null,
-      h("h1", {}, doc.path),
+      h("h1", {}, showName(doc.path)),
       h("p", { class: "meta" }, heading(doc, byOthers), status ? " · " : "", status ? h("span", { class: `status status-${status.replace(/[^a-z-]/gi, "")}` }, status) : null),
       doc.not_utf8 ? h("p", { class: "note" }, `This file is ${NOT_UTF8_NOTE}.`) : null,
       doc.restore_note ? h("p", { class: "note" }, doc.restore_note) : null,
-      others.length ? h("dl", { class: "fields" }, ...others.flatMap((f) => [h("dt", {}, f.key), h("dd", {}, f.value)])) : null,
+      shownFields.length ? h("dl", { class: "fields" }, shownFields.map((f) => [h("dt", {}, f.key), h("dd", {}, f.value)]).flat()) : null,
+      others.length > MAX_FIELDS ? h("p", { class: "note" }, `${others.length - MAX_FIELDS} more frontmatter fields not shown: read the file with bmad-files to see them.`) : null,
     ),
     h("div", { class: "doc" }, markdown ? renderMarkdown(body) : plainText(body), h("aside", {}, h("h2", {}, doc.history === "git" ? "Versions (git)" : "Versions"), versions)),
     panel,
@@ -163,7 +183,7 @@ function entries(app: ViewApp, doc: DocData): Entry[] {
 /** How long a comparison may take in the view before it gives up on it. */
 const DIFF_TIMEOUT_MS = 1000;
 
-function versionList(app: ViewApp, doc: DocData, list: Entry[], panel: HTMLElement, reload: () => Promise<void>, more: () => Promise<void>): HTMLElement {
+function versionList(app: ViewApp, doc: DocData, list: Entry[], panel: HTMLElement, reload: (notice?: (now: DocData) => string) => Promise<void>, more: () => Promise<void>): HTMLElement {
   const readable = list.filter((e) => e.args);
   const picked = { a: readable[1], b: readable[0] };
   const rows = list.map((e) => {
@@ -178,13 +198,15 @@ function versionList(app: ViewApp, doc: DocData, list: Entry[], panel: HTMLEleme
       : doc.access === "read" && e.args ? h("button", { class: "restore", "data-version": e.key, disabled: "", title: "You have read access: restoring needs write access." }, "Restore") : null;
     return h("li", { "data-version": e.key }, radio("a"), radio("b"), ` ${e.label} `, restore);
   });
-  const compare = h("button", { class: "compare", ...(readable.length < 2 ? { disabled: "" } : {}), click: () => void (picked.a && picked.b && showDiff(app, doc, picked.a, picked.b, panel)) }, "Compare");
+  const compare = h("button", { class: "compare", ...(readable.length < 2 ? { disabled: "" } : {}), click: () => {
+    if (picked.a && picked.b) showDiff(app, doc, picked.a, picked.b, panel).catch((e) => show(panel, errorBox(`These versions cannot be compared here: ${errorText(e)}.`)));
+  } }, "Compare");
   // One page asked for at a time (review 258: ten quick clicks asked for ten, and each was added).
   const older: HTMLButtonElement | null = doc.next !== undefined ? h("button", { class: "older", click: () => {
     older!.disabled = true;
     void more().finally(() => (older!.disabled = false));
   } }, `${doc.older ?? "More"} older ${doc.history === "git" ? "commits" : "versions"}: show them`) : null;
-  return h("div", {}, h("ul", { class: "versions" }, ...rows), older, compare);
+  return h("div", {}, h("ul", { class: "versions" }, rows), older, compare);
 }
 
 async function showDiff(app: ViewApp, doc: DocData, a: Entry, b: Entry, panel: HTMLElement): Promise<void> {
@@ -206,21 +228,35 @@ async function showDiff(app: ViewApp, doc: DocData, a: Entry, b: Entry, panel: H
     controls += out.controls;
     return out.text;
   };
-  const lines = parts.flatMap((part) => {
+  // At most MAX_DIFF_LINES lines, then how many changed lines are left out.
+  const lines: HTMLElement[] = [];
+  let unshown = 0;
+  for (const part of parts) {
     const text = part.value.replace(/\n$/, "").split("\n");
-    if (part.added || part.removed) return text.map((line) => h(part.added ? "ins" : "del", {}, `${part.added ? "+" : "-"} ${shown(line)}`));
+    const room = Math.max(MAX_DIFF_LINES - lines.length, 0);
+    if (part.added || part.removed) {
+      for (const line of text.slice(0, room)) lines.push(h(part.added ? "ins" : "del", {}, `${part.added ? "+" : "-"} ${shown(line)}`));
+      unshown += Math.max(text.length - room, 0);
+      continue;
+    }
+    if (!room) continue;
     // Unchanged runs keep CONTEXT lines on each side of a change.
     const kept = text.length > 2 * CONTEXT + 1 ? [...text.slice(0, CONTEXT), `… ${text.length - 2 * CONTEXT} unchanged lines`, ...text.slice(-CONTEXT)] : text;
-    return kept.map((line) => h("span", {}, `  ${shown(line)}`));
-  });
-  show(panel, h("h2", {}, `${a.key} → ${b.key}`), bytesNote, controls ? bidiNote("This comparison holds", controls) : null, h("pre", { class: "diff" }, ...lines.flatMap((l) => [l, "\n"])));
+    for (const line of kept) lines.push(h("span", {}, `  ${shown(line)}`));
+  }
+  if (unshown) lines.push(h("span", { class: "more" }, `… ${unshown} more changed lines: compare smaller parts, or read each version.`));
+  show(panel, h("h2", {}, `${a.key} → ${b.key}`), bytesNote, controls ? bidiNote("This comparison holds", controls) : null, h("pre", { class: "diff" }, lines.map((l) => [l, "\n"]).flat()));
 }
 
-function confirmRestore(doc: DocData, entry: Entry, panel: HTMLElement, reload: () => Promise<void>): void {
+function confirmRestore(doc: DocData, entry: Entry, panel: HTMLElement, reload: (notice?: (now: DocData) => string) => Promise<void>): void {
   const yes = async () => {
     const out = await entry.restore!();
-    if (out.isError) return show(panel, errorBox(resultText(out)));
-    await reload();
+    if (!out.isError) return reload();
+    // Refused: the document as it is now (review 317: the old version list stayed, under the model's wording), and
+    // why, said to the user where the file changed since it was shown.
+    await reload((now) => currentVersion(now) !== currentVersion(doc)
+      ? `${showName(doc.path)} changed since it was shown: ${entry.key} was not restored. This is the document now; restore again if you still want to.`
+      : resultText(out));
   };
   // On the bridge the file's text now may be in no commit: the bridge keeps it, and says where (review 215: "nothing is
   // lost" showed no way back to uncommitted work).
@@ -228,5 +264,5 @@ function confirmRestore(doc: DocData, entry: Entry, panel: HTMLElement, reload: 
     : doc.history !== "versions"
     ? `Its text now, committed or not, is kept a week: listed here as a kept copy, and by bmad-files "history", whose "restore" brings it back.`
     : "It becomes the current version; nothing is lost.";
-  show(panel, h("div", { class: "confirm", role: "dialog" }, h("p", {}, `Restore ${doc.path} to ${entry.key}'s content? ${kept}`), h("button", { class: "confirm-yes", click: () => void yes() }, `Restore ${entry.key}`), h("button", { click: () => show(panel) }, "Cancel")));
+  show(panel, h("div", { class: "confirm", role: "dialog" }, h("p", {}, `Restore ${showName(doc.path)} to ${entry.key}'s content? ${kept}`), h("button", { class: "confirm-yes", click: () => void yes() }, `Restore ${entry.key}`), h("button", { click: () => show(panel) }, "Cancel")));
 }

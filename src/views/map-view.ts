@@ -2,6 +2,7 @@
 // documents; a workflow starts through a message to the host, a document opens here as the document view.
 import { resultText, ViewApp, type ToolResult } from "./app.js";
 import { showDocument } from "./document.js";
+import { showName } from "../core/lines.js";
 import { errorBox, h, show, when } from "./dom.js";
 
 interface Artifact { path: string; status?: string; version: number; updated_at: string; updated_at_local?: string; author?: string; others?: string }
@@ -29,7 +30,8 @@ function showMap(result: ToolResult): void {
   const open = async (path: string) => showDocument(app, root, await app.callTool("bmad-doc", { project: map.project, path }), () => showMap(result));
   const artifact = (a: Artifact) =>
     h("li", { class: "artifact", "data-path": a.path },
-      h("button", { class: "open", click: () => void open(a.path) }, a.path),
+      // Its invisible characters written out, as the document's own text is: `prd\u200b.md` is not `prd.md` (review 317).
+      h("button", { class: "open", click: () => void open(a.path) }, showName(a.path)),
       a.status ? h("span", { class: `status status-${a.status.replace(/[^a-z-]/gi, "")}` }, a.status) : null,
       // A project folder's file has no author (the bridge cannot know who wrote it).
       h("span", { class: "meta" }, ` ${[`v${a.version}`, a.author, when(a.updated_at, a.updated_at_local), a.others].filter(Boolean).join(" · ")}`));
@@ -46,7 +48,7 @@ function showMap(result: ToolResult): void {
         p.artifacts.length ? h("ul", { class: "artifacts" }, ...p.artifacts.map(artifact)) : h("p", { class: "note" }, "Nothing written yet.")))),
     map.other.length ? h("section", { class: "other" }, h("h2", {}, "Other documents"), h("ul", { class: "artifacts" }, ...map.other.map(artifact))) : null,
     map.more ? h("p", { class: "note" }, `${map.more} more documents not shown.`) : null,
-    map.memlogs.length ? h("section", { class: "memlogs" }, h("h2", {}, "Latest memlog entries"), ...map.memlogs.map((m) => h("div", {}, h("h3", {}, `${m.path} · ${when(m.updated_at, m.updated_at_local)}${m.others ? ` · ${m.others}` : ""}`), h("ul", {}, ...m.entries.map((e) => h("li", {}, e)))))) : null,
+    map.memlogs.length ? h("section", { class: "memlogs" }, h("h2", {}, "Latest memlog entries"), ...map.memlogs.map((m) => h("div", {}, h("h3", {}, `${showName(m.path)} · ${when(m.updated_at, m.updated_at_local)}${m.others ? ` · ${m.others}` : ""}`), h("ul", {}, ...m.entries.map((e) => h("li", {}, e)))))) : null,
   );
 }
 

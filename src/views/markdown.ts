@@ -140,10 +140,13 @@ marked.use({ renderer: { checkbox: ({ checked }) => (checked ? "☑ " : "☐ ") 
 // What a document loads comes from the document itself (a `data:` image) or nowhere: the view's CSP blocks the rest,
 // and the sanitiser keeps none either, so one layer failing is not a load (review 72: `![x](https://…)`, `<img srcset>`
 // and `<svg><image href>` kept their addresses, stopped only by the CSP). A link keeps its address, to show it; a
-// fragment is kept as an href, never as a src (review 133: `<img src="#">` loaded the page's own address).
+// fragment is kept as an href, never as a src (review 133: `<img src="#">` loaded the page's own address). A data image
+// is a raster one: an SVG's nested <use> can cost the page without end (review 317: 2 KB froze the view and its host).
+const KEPT_SRC = /^data:image\/(?:png|jpeg|gif|webp)[;,]/i;
+const KEPT_HREF = /^(?:data:image\/(?:png|jpeg|gif|webp)[;,]|#)/i;
 DOMPurify.addHook("uponSanitizeAttribute", (node, data) => {
   if (node.nodeName === "A") return;
-  const kept = data.attrName === "src" ? /^data:image\//i : data.attrName.endsWith("href") ? /^(data:image\/|#)/i : undefined;
+  const kept = data.attrName === "src" ? KEPT_SRC : data.attrName.endsWith("href") ? KEPT_HREF : undefined;
   if (kept && !kept.test(data.attrValue.trim())) data.keepAttr = false;
 });
 
@@ -157,8 +160,16 @@ DOMPurify.addHook("uponSanitizeElement", (node, data) => {
 function sanitised(html: string): { html: string; dropped: string[] } {
   const clean = DOMPurify.sanitize(html, SANITISE);
   // FORCE_BODY's own marker element (`<remove>`) is no part of the document.
-  const dropped = [...new Set(DOMPurify.removed.flatMap((r) => ("element" in r && r.element instanceof Element ? [r.element.nodeName.toLowerCase()] : [])))].filter((name) => name !== "remove");
+  const dropped = [...new Set(DOMPurify.removed.flatMap(removedName))].filter((name) => name !== "remove");
   return { html: clean, dropped };
+}
+
+/** What the sanitiser took out, as the note names it: an element by its tag, a data image by its type
+ *  ("image/svg+xml"); an attribute of another kind goes unnamed. */
+function removedName(removed: (typeof DOMPurify.removed)[number]): string[] {
+  if ("element" in removed) return removed.element instanceof Element ? [removed.element.nodeName.toLowerCase()] : [];
+  const image = /^\s*data:(image\/[^;,]*)/i.exec(removed.attribute?.value ?? "")?.[1];
+  return image ? [image.toLowerCase()] : [];
 }
 
 export function renderMarkdown(text: string): HTMLElement {

@@ -19,14 +19,19 @@ interface Session {
 const app = new ViewApp("bmad-session");
 const root = document.getElementById("app")!;
 
-function showSession(result: ToolResult): void {
+/** `notice`: said above the session (why an action was not taken). */
+function showSession(result: ToolResult, notice?: string): void {
   if (result.isError) return show(root, errorBox(resultText(result)));
   const s = result.structuredContent as unknown as Session;
   const act = async (args: Record<string, unknown>) => {
     // At the revision shown: a session that moved on meanwhile is told so, not acted on unseen.
     const out = await app.callTool("bmad-task", { session_id: s.session_id, revision: s.revision, ...args });
-    if (out.isError) return root.prepend(errorBox(resultText(out)));
-    showSession(await app.callTool("bmad-session", { session_id: s.session_id }));
+    const now = await app.callTool("bmad-session", { session_id: s.session_id });
+    if (!out.isError) return showSession(now);
+    // Refused: the session as it is now, under why (review 317: Confirm stayed, and each refusal stacked another in
+    // the model's words), said to the user where the session moved on since it was shown.
+    const moved = !now.isError && (now.structuredContent as unknown as Session).revision !== s.revision;
+    showSession(now, moved ? "This session moved on since it was shown: nothing was done. This is where it is now; act again if you still want to." : resultText(out));
   };
   const reason = h("input", { type: "text", class: "reason", placeholder: "Why (for reject)", "aria-label": "Reason" });
   const answers = (s.questions ?? []).map((q) => ({ q, input: h("textarea", { "data-question": q.id, "aria-label": q.question, rows: "2" }) }));
@@ -44,6 +49,7 @@ function showSession(result: ToolResult): void {
     buttons.length ? h("p", { class: "actions" }, ...buttons) : null,
     s.artifacts.length ? h("section", {}, h("h2", {}, "Artifacts"), h("ul", {}, ...s.artifacts.map((a) => h("li", {}, a)))) : null,
   );
+  if (notice) root.prepend(errorBox(notice));
 }
 
 app.onResult = showSession;

@@ -448,8 +448,103 @@ describe("the views on the bridge", () => {
     const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, await call("bmad-doc", { path: latin }), call);
     await frame.locator(`.versions li[data-version="${old.slice(0, 12)}"] button.restore`).click();
     await frame.locator("button.confirm-yes").click();
-    await expect.poll(() => frame.locator(".panel .error").textContent()).toContain("This version cannot be restored from here: it is not UTF-8 text");
+    // Refused: the document reloaded, and why above it.
+    await expect.poll(() => frame.locator("#app > .error").textContent()).toContain("This version cannot be restored from here: it is not UTF-8 text");
     expect(readFileSync(join(tmp.dir, latin), "utf8")).toBe(now);
+    await page.close();
+  });
+
+  // Review 317: a 2 KB SVG of nested <use> froze the view and its host; a raster image is no such risk.
+  it("shows a document's raster data images and drops an SVG one, naming it in the note", async () => {
+    const path = `${PLAN}/images.md`;
+    const svg = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>').toString("base64");
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+    await call("bmad-files", { action: "write", path, content: `# Pics\n\n![svg](data:image/svg+xml;base64,${svg})\n\n![png](data:image/png;base64,${png})\n\nafter\n` });
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, await call("bmad-doc", { path }), call);
+    await expect.poll(() => frame.locator(".markdown img").evaluateAll((els) => els.map((e) => [e.getAttribute("alt"), e.getAttribute("src")?.slice(0, 22) ?? null]))).toEqual([["svg", null], ["png", "data:image/png;base64,"]]);
+    expect(await frame.locator(".markdown > .note").textContent()).toBe("Some of this document's HTML is not shown (image/svg+xml): read its text with bmad-files to see all of it.");
+    await page.close();
+  });
+
+  // Review 317: each field went to h() as an argument, the stack overflowed, and the view stayed on "Loading…".
+  it("shows 200 of 70,000 frontmatter fields and says how many more there are", async () => {
+    const path = `${PLAN}/fields.md`;
+    writeFileSync(join(tmp.dir, path), `---\nstatus: final\n${Array.from({ length: 70_000 }, (_, i) => `k${i}: v${i}`).join("\n")}\n---\n# Body\n`);
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, await call("bmad-doc", { path }), call);
+    await expect.poll(() => frame.locator(".markdown h1").textContent()).toBe("Body");
+    expect(await frame.locator(".fields dt").count()).toBe(200);
+    expect(await frame.locator("header .note").textContent()).toBe("69800 more frontmatter fields not shown: read the file with bmad-files to see them.");
+    await page.close();
+  });
+
+  it("compares a version of 70,000 changed lines as its first 2,000 and how many more (review 317: the panel stayed empty)", async () => {
+    const git = (...args: string[]) => promisify(execFile)("git", ["-c", "user.name=Ada", "-c", "user.email=ada@example.com", ...args], { cwd: tmp.dir });
+    await git("init", "-q");
+    const path = `${PLAN}/lines.md`;
+    writeFileSync(join(tmp.dir, path), Array.from({ length: 70_000 }, (_, i) => `l${i}\n`).join(""));
+    await git("add", path);
+    await git("commit", "-q", "-m", "Many lines");
+    writeFileSync(join(tmp.dir, path), "# short now\n");
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, await call("bmad-doc", { path }), call);
+    await frame.locator("button.compare").click();
+    await expect.poll(() => frame.locator(".diff .more").textContent(), { timeout: 15_000 }).toBe("… 68001 more changed lines: compare smaller parts, or read each version.");
+    expect(await frame.locator(".diff del, .diff ins").count()).toBe(2_000);
+    await page.close();
+  });
+
+  // Review 317: `prd\u200b.md` showed as `prd.md` beside it, in the map, its text and the document's title.
+  it("writes out the invisible characters of a document's path in the map, its text and the document", async () => {
+    const twin = `${PLAN}/prd\u200b.md`;
+    writeFileSync(join(tmp.dir, twin), "---\nstatus: final\n---\n# Planted PRD\n");
+    try {
+      const result = await call("bmad-map", {});
+      expect(toolText(result)).toContain(`${PLAN}/prd⟦U+200B⟧.md [final]`);
+      const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-map")).html, result, call);
+      const open = frame.locator(`.artifact[data-path="${twin}"] .open`);
+      await expect.poll(() => open.textContent()).toBe(`${PLAN}/prd⟦U+200B⟧.md`);
+      await open.click();
+      await expect.poll(() => frame.locator("header h1").textContent()).toBe(`${PLAN}/prd⟦U+200B⟧.md`);
+      await page.close();
+    } finally {
+      rmSync(join(tmp.dir, twin));
+    }
+  });
+
+  // Review 317: a refused restore left the old version list and Restore, under the model's wording.
+  it("reloads a document whose restore was refused as changed since, and says so to the user", async () => {
+    const path = "docs/stale.md";
+    for (const content of ["# Stale\n\nv1\n", "# Stale\n\nv2\n"]) await call("bmad-files", { action: "write", path, content });
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, await call("bmad-doc", { path }), call);
+    const kept = frame.locator('.versions li[data-version^="kept-"] button.restore');
+    await expect.poll(() => kept.count()).toBe(1);
+    writeFileSync(join(tmp.dir, path), "# Stale\n\nsomeone else\n");
+    await kept.click();
+    await frame.locator("button.confirm-yes").click();
+    await expect.poll(() => frame.locator("#app > .error").textContent()).toMatch(/^docs\/stale\.md changed since it was shown: kept-\d+ was not restored\. This is the document now; restore again if you still want to\.$/);
+    expect(await frame.locator(".markdown p").textContent()).toBe("someone else");
+    expect(await frame.locator(".error").count()).toBe(1);
+    expect(readFileSync(join(tmp.dir, path), "utf8")).toBe("# Stale\n\nsomeone else\n");
+    await page.close();
+  });
+
+  // Review 317: Restore of a 5 MB version failed on the size of bmad-files' arguments.
+  it("restores no git version larger than a write carries, and names git restore for it", async () => {
+    const git = (...args: string[]) => promisify(execFile)("git", ["-c", "user.name=Ada", "-c", "user.email=ada@example.com", ...args], { cwd: tmp.dir });
+    await git("init", "-q");
+    const path = "docs/big.md";
+    mkdirSync(join(tmp.dir, "docs"), { recursive: true });
+    writeFileSync(join(tmp.dir, path), `# Big\n\n${"lorem ipsum dolor\n".repeat(70_000)}`);
+    await git("add", path);
+    await git("commit", "-q", "-m", "Big");
+    const commit = (await git("rev-parse", "HEAD")).stdout.trim();
+    writeFileSync(join(tmp.dir, path), "# Small now\n");
+    const at = await call("bmad-doc", { path, commit });
+    expect(at.structuredContent).toMatchObject({ restorable: false, restore_note: `This version cannot be restored from here: it is larger than the 1 MiB bmad-files writes. git restores it: git --literal-pathspecs restore --source=${commit.slice(0, 12)} -- 'docs/big.md'` });
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, await call("bmad-doc", { path }), call);
+    await frame.locator(`.versions li[data-version="${commit.slice(0, 12)}"] button.restore`).click();
+    await frame.locator("button.confirm-yes").click();
+    await expect.poll(() => frame.locator("#app > .error").textContent()).toContain("it is larger than the 1 MiB bmad-files writes");
+    expect(readFileSync(join(tmp.dir, path), "utf8")).toBe("# Small now\n");
     await page.close();
   });
 

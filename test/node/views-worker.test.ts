@@ -274,7 +274,8 @@ describe("the views on the Worker", () => {
     await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path: `${IMPL}/sprint-status.yaml`, content: now.replace(`${story.key}: review`, `${story.key}: done`) } });
     await frame.locator(`.card[data-story="${story.key}"] select`).selectOption("in-progress");
     await frame.locator(`.card[data-story="${story.key}"] button`).click();
-    await expect.poll(() => frame.locator(".error").count()).toBe(1);
+    // Said to the user, who needs no "reload the board": it is reloaded (review 317).
+    await expect.poll(() => frame.locator(".error").allTextContents()).toEqual([`${board.path} changed since this board was shown: ${story.key} was not moved. This is the board now; move it again if you still want to.`]);
     await expect.poll(() => frame.locator(`.column[data-status="done"] .card[data-story="${story.key}"]`).count()).toBe(1);
     await page.close();
     await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path: `${IMPL}/sprint-status.yaml`, content: now } });
@@ -329,6 +330,23 @@ describe("the views on the Worker", () => {
     const other = await eve.callTool({ name: "bmad-session", arguments: { session_id: id } });
     expect(other.isError).toBe(true);
     expect(toolText(other)).not.toContain("todo list");
+  });
+
+  // Review 317: Confirm stayed after a refusal, and each click stacked another refusal in the model's words.
+  it("reloads a session that moved on since it was shown, and says so to the user", async () => {
+    const started = await ada.callTool({ name: "bmad-task", arguments: { action: "start", objective: "Build a second list" } });
+    const id = (started.structuredContent as { session_id: string }).session_id;
+    await ada.callTool({ name: "bmad-task", arguments: { action: "submit", session_id: id, claude_result: "# PRD\n\nQuality Score: 90/100" } });
+    const result = await ada.callTool({ name: "bmad-session", arguments: { session_id: id } });
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(ada, "bmad-session")).html, result, call(ada));
+    await expect.poll(() => frame.locator("button.act-confirm").count()).toBe(1);
+    const revision = (result.structuredContent as { revision: number }).revision;
+    expect((await ada.callTool({ name: "bmad-task", arguments: { action: "confirm", session_id: id, revision } })).isError).toBeFalsy();
+    await frame.locator("button.act-confirm").click();
+    await expect.poll(() => frame.locator(".error").allTextContents()).toEqual(["This session moved on since it was shown: nothing was done. This is where it is now; act again if you still want to."]);
+    expect(await frame.locator('.stage[data-stage="po"]').getAttribute("class")).toContain("stage-completed");
+    expect(await frame.locator("header .meta").textContent()).toContain("architect");
+    await page.close();
   });
 
   it("shows a user without access nothing of the project", async () => {
@@ -420,6 +438,10 @@ describe("the views on the Worker", () => {
     expect((await eve.callTool({ name: "bmad-project", arguments: { action: "accept", name: theirs } })).isError).toBeFalsy();
     const doc = await eve.callTool({ name: "bmad-doc", arguments: { project: theirs, path: "docs/a.md" } });
     expect(doc.structuredContent).toMatchObject({ access: "read" });
+    // By the name the views send back, `name@tag`, too (review 317: a document opened from the map offered Restore).
+    const ref = (doc.structuredContent as { project: string }).project;
+    expect(ref).toMatch(/^notes@/);
+    for (const [tool, args] of [["bmad-doc", { path: "docs/a.md" }], ["bmad-board", {}]] as const) expect((await eve.callTool({ name: tool, arguments: { project: ref, ...args } })).structuredContent, tool).toMatchObject({ access: "read", project: ref });
     const shown = await showView(browser, hostHtml, (await viewOf(eve, "bmad-doc")).html, doc, call(eve));
     const restore = shown.frame.locator('.versions li[data-version="1"] button.restore');
     await expect.poll(() => restore.isDisabled()).toBe(true);

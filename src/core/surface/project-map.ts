@@ -7,7 +7,7 @@ import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, frontmatterStatus, helpFor, outermost, projectFolder, type HelpRow } from "./earlier-work.js";
 import { othersNote, othersSuffix } from "../workspace/line-authors.js";
-import { asOneLine } from "../lines.js";
+import { asOneLine, showName } from "../lines.js";
 import { helpRowsLeftOut } from "../workspace/installer-manifests.js";
 import { isMemlogPath } from "../runtime/memlog-text.js";
 
@@ -138,14 +138,15 @@ const byOthers = (f: FileContent): { others?: string } => (f.others?.length ? { 
  *  in the view, which sends it back with each action). */
 export function mapText(map: ProjectMap, name = map.project, show = (at: string) => at): string {
   const lines = [`Project "${name}" by BMAD phase (from bmad-help.csv):`];
-  const art = (a: MapArtifact) => `${a.path}${a.status ? ` [${a.status}]` : ""} v${a.version} ${byAt(a.author, show(a.updated_at))}${othersSuffix(a.others)}`;
+  // Paths with their invisible characters written out, as the views show them (review 317: `prd\u200b.md` read `prd.md`).
+  const art = (a: MapArtifact) => `${showName(a.path)}${a.status ? ` [${a.status}]` : ""} v${a.version} ${byAt(a.author, show(a.updated_at))}${othersSuffix(a.others)}`;
   for (const p of map.phases) {
     lines.push(`${p.phase}: ${p.workflows.map((w) => `${w.skill}${w.required ? "*" : ""}${w.done ? " (done)" : ""}`).join(", ")}`);
     for (const a of p.artifacts) lines.push(`  ${art(a)}`);
   }
   if (map.other.length) lines.push("Other documents:", ...map.other.map((a) => `  ${art(a)}`));
   if (map.more) lines.push(`(${map.more} more documents not shown)`);
-  for (const m of map.memlogs) lines.push(`Memlog ${m.path} (${show(m.updated_at)}${othersSuffix(m.others)}):`, ...m.entries.map((e) => `  - ${e}`));
+  for (const m of map.memlogs) lines.push(`Memlog ${showName(m.path)} (${show(m.updated_at)}${othersSuffix(m.others)}):`, ...m.entries.map((e) => `  - ${e}`));
   // A cut catalog may have left out the next workflow, and every phase (review 189: 2,000 planted rows).
   const cut = map.catalog_rows_left_out;
   if (cut) lines.push(`(${helpRowsLeftOut(cut, "bmad-help.csv")})`);

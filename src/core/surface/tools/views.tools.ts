@@ -22,6 +22,7 @@ import { BMAD_SCHEME } from "../../catalog/paths.js";
 import { sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
 import { othersClause } from "../../workspace/line-authors.js";
 import { NOT_UTF8_NOTE } from "../../workspace/file-text.js";
+import { MAX_FILE_BYTES } from "../../workspace/limits.js";
 
 const projectField = z.string().max(200).optional().describe("Project, as bmad-project lists it (bridge: its folder)");
 /** Versions the document view lists, newest first. */
@@ -41,7 +42,9 @@ async function projectFiles(deps: SurfaceDeps, project: string | undefined, tool
   }
   // A shared project by the name that stays its own, `name@tag`, which the view sends back with each action: the bare
   // name is the caller's own project once they make one (review 108: a board left open moved a story there).
-  const listed = project === undefined ? undefined : (await store.projects()).find((p) => p.project === name);
+  // Named either way: the views send back the share's `name@tag` (review 317: a reader opening a document from the
+  // map was offered Restore).
+  const listed = project === undefined ? undefined : (await store.projects()).find((p) => p.project === name || p.ref === name);
   const files = store.files(listed?.ref ?? name);
   // The access check: a project the caller cannot see answers as one that does not exist.
   const seen = await files.stat("");
@@ -140,9 +143,11 @@ export const bmadDocTool = defineTool({
       const text = sanitizeConfigText(path, shown.text);
       // Restore writes the text answered as the file: only where that text is the version's bytes (review 188: a
       // Latin-1 version came back with U+FFFD for each byte that is not UTF-8).
+      // Nor where the text is more than a write carries (review 317: a 5 MB version's Restore failed on its arguments' size).
       const unrestorable = !shown.utf8
         ? "it is not UTF-8 text, and its text here is not its bytes"
-        : text !== shown.text ? "its text here leaves out secret-looking entries" : undefined;
+        : text !== shown.text ? "its text here leaves out secret-looking entries"
+        : new TextEncoder().encode(text).length > MAX_FILE_BYTES ? `it is larger than the ${MAX_FILE_BYTES / 1024 / 1024} MiB bmad-files writes` : undefined;
       const note = unrestorable && `This version cannot be restored from here: ${unrestorable}. git restores it: git --literal-pathspecs restore --source=${commit.slice(0, 12)} -- '${path.replaceAll("'", "'\\''")}'`;
       // Whether the version's text is UTF-8, not the file's now.
       const { not_utf8: _now, ...atCommit } = bridged;
