@@ -113,6 +113,8 @@ describe("remember_structured and recall_structured on the bridge", () => {
       [{ type: "decisions", agent: "a".repeat(150), text: "ok" }, /is 150 characters long; an agent's name is at most 100/],
       // A secret by the detector push holds files back by (review 221: one such memory held back its whole collection).
       [{ type: "decisions", agent: "dev", text: "CI uses token ghp_abcdefghijklmnopqrstuvwxyz0123456789" }, /^remember_structured: "text" holds what looks like a secret \(line 1, "ghp_abcd…"\): memory is shared with the project's members and pushed with its files, so keep the secret out \(say where it is kept instead\)\. Nothing was stored\.$/],
+      // A tag too (review 320: stored, shown to every member, and its file held from push).
+      [{ type: "failures", agent: "dev", text: "leaked token in a tag", tags: ["ghp_abcdefghijklmnopqrstuvwxyz0123456789"] }, /^remember_structured: A tag holds what looks like a secret \("ghp_abcd…"\): .* Nothing was stored\.$/],
     ];
     for (const [args, message] of cases) {
       const out = await call("remember_structured", args);

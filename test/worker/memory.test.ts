@@ -158,6 +158,9 @@ describe("remember_structured and recall_structured on the remote", () => {
     // A secret, by the detector a bridge's push holds files back by (review 221: such a memory held back its collection).
     const secret = await call(TOOL.rememberStructured, { project, type: "decisions", agent: "dev", text: "CI uses token ghp_abcdefghijklmnopqrstuvwxyz0123456789" });
     expect([secret.isError, secret.text]).toEqual([true, `${TOOL.rememberStructured}: "text" holds what looks like a secret (line 1, "ghp_abcd…"): memory is shared with the project's members and pushed with its files, so keep the secret out (say where it is kept instead). Nothing was stored.`]);
+    // A tag is judged as the text is (review 320: a token as a tag was stored and shown to every member).
+    const tagged = await call(TOOL.rememberStructured, { project, type: "failures", agent: "dev", text: "leaked token in a tag", tags: ["ghp_abcdefghijklmnopqrstuvwxyz0123456789", "high"] });
+    expect([tagged.isError, tagged.text]).toEqual([true, `${TOOL.rememberStructured}: A tag holds what looks like a secret ("ghp_abcd…"): memory is shared with the project's members and pushed with its files, so keep the secret out (say where it is kept instead). Nothing was stored.`]);
     expect(await rows(ada.id, project)).toBe(before);
   });
 

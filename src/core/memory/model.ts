@@ -92,6 +92,9 @@ export function checkTags(tags: readonly string[]): MemResult<string[]> {
     if (!tag) return { ok: false, error: "A tag is empty: drop it or give it a word." };
     if ([...tag].length > MAX_TAG_CHARS) return { ok: false, error: `Tag "${tag.slice(0, 40)}..." is ${[...tag].length} characters; tags are at most ${MAX_TAG_CHARS}.` };
     if (!isOneLine(tag)) return { ok: false, error: `Tag "${tag.slice(0, 40)}" contains a control character (newline, tab, ...): use plain words.` };
+    // Judged as the text is (review 320: a token as a tag was stored, shown to every member, and held its file from push).
+    const secret = shapedSecretAt(tag);
+    if (secret) return { ok: false, error: `A tag holds what looks like a secret${secretPlace({ ...secret, line: undefined })}: memory is shared with the project's members and pushed with its files, so keep the secret out (say where it is kept instead).` };
     if (!out.includes(tag)) out.push(tag);
   }
   return { ok: true, value: out };
