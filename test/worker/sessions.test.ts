@@ -208,6 +208,12 @@ describe("what a stage takes from the last (review 212)", () => {
     // Under a loose name beside it, too; this stage's own key is taken as ever.
     expect(await taskError({ action: "submit", session_id, codex_result: json({ summary_content: "x", prd_draft: "# PRD v3" }) })).toMatch(/^codex_result's "prd_draft" is stage po's document/);
     expect(await task({ action: "status", session_id })).toMatchObject({ current_stage: "architect", current_state: "generating", iteration: 0 });
+    // A score past the scale is a malformed draft, not a perfect one (review 320: 1000, 1e999 and "999" passed the gate).
+    for (const score of ["1000", "1e999", '"999"', "-5"]) {
+      const refused = await taskError({ action: "submit", session_id, claude_result: `{"architecture_draft": "# Architecture", "quality_score": ${score}}` });
+      expect(refused, score).toMatch(/^claude_result's quality_score \S+ is outside 0-100; nothing was saved\. Send the draft's own score, from 0 to 100\.$/);
+    }
+    expect(await task({ action: "status", session_id })).toMatchObject({ current_stage: "architect", current_state: "generating", iteration: 0 });
     const view = await task({ action: "submit", session_id, claude_result: json({ architecture_draft: "# Architecture", quality_score: 95 }) });
     expect(view).toMatchObject({ current_stage: "architect", current_state: "awaiting_confirmation", score: 95 });
   });

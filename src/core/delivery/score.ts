@@ -139,6 +139,11 @@ export function parseResult(text: string, documentKeys: string[], rubric?: Rubri
   const fits = (item: unknown) => (room -= byteLength(JSON.stringify(item))) >= 0;
   const base = { ok: true as const, ...(entry ? { key: entry[0] } : {}), document, questions: questions.filter(fits), gaps: gaps.filter(fits) };
   const given = scoreOf(usable?.quality_score);
+  // A score past the scale is a malformed draft, not a perfect one (review 320: 1000 and 1e999 read as 100 and passed
+  // the gate).
+  if (given !== undefined && !(given >= 0 && given <= 100)) {
+    return { ok: false, error: `${field}'s quality_score ${String(usable?.quality_score)} is outside 0-100; nothing was saved. Send the draft's own score, from 0 to 100.` };
+  }
   if (given !== undefined) return { ...base, score: clamp(given), scoreSource: "json" };
   const stated = closingScore(base.document);
   if (stated !== undefined) return { ...base, score: stated, scoreSource: "text" };
