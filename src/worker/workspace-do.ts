@@ -305,11 +305,11 @@ export class WorkspaceProject extends DurableObject {
     this.writeMemories(g.meta, path);
     if (version === undefined) {
       const head = this.files.head(path);
-      if (!head) return this.files.noFile(g.meta.name, path);
+      if (!head) return this.files.noFile(g.meta.name, path, personOf(caller), zoneOf(g.meta));
       const data = this.files.content(path, head.version);
       return zoned({ ok: true, value: { ...head, data, ...this.othersIn(path, caller, g.access, undefined, data) } }, g.meta);
     }
-    const old = this.files.version(g.meta.name, path, version, zoneOf(g.meta));
+    const old = this.files.version(g.meta.name, path, version, personOf(caller), zoneOf(g.meta));
     return old.ok ? zoned({ ok: true, value: { ...old.value, ...this.othersIn(path, caller, g.access, version, old.value.data) } }, g.meta) : old;
   }
 
@@ -535,7 +535,7 @@ export class WorkspaceProject extends DurableObject {
     this.writeMemories(g.meta, path);
     this.indexAsItIs(path);
     const head = this.files.head(path);
-    const conflict = this.files.conflict(path, head, ifVersion, personOf(caller), zoneOf(g.meta));
+    const conflict = this.files.conflict(path, head, ifVersion, personOf(caller), zoneOf(g.meta), "restore");
     if (conflict) return conflict;
     // The file holds that content already: no copy of it is stored again.
     if (head?.sha256 === from.value.sha256) return { ok: true, value: head };
@@ -563,8 +563,8 @@ export class WorkspaceProject extends DurableObject {
     const held = this.secretsHeld(g, path);
     if (held) return held;
     const { head } = g;
-    if (!head) return this.files.noFile(g.meta.name, path);
-    const conflict = this.files.conflict(path, head, ifVersion, personOf(caller), zoneOf(g.meta));
+    if (!head) return this.files.noFile(g.meta.name, path, personOf(caller), zoneOf(g.meta));
+    const conflict = this.files.conflict(path, head, ifVersion, personOf(caller), zoneOf(g.meta), "delete");
     if (conflict) return conflict;
     const room = this.room(g, [{ path, size: 0 }], now);
     if (room) return room;
@@ -610,7 +610,7 @@ export class WorkspaceProject extends DurableObject {
     this.writeMemories(g.meta, path);
     const versions = this.files.history(path, page.before, Math.min(page.limit ?? HISTORY_PAGE, MAX_LISTED));
     // A page past the oldest version is empty, not a missing file.
-    return versions.length || (page.before !== undefined && this.files.lastVersion(path)) ? zoned({ ok: true, value: versions }, g.meta) : this.files.noFile(g.meta.name, path);
+    return versions.length || (page.before !== undefined && this.files.lastVersion(path)) ? zoned({ ok: true, value: versions }, g.meta) : this.files.noFile(g.meta.name, path, personOf(caller), zoneOf(g.meta));
   }
 
   /** Purges the earlier versions of the files `glob` matches (workspace-versions.ts purge). Owner only: nobody else

@@ -147,21 +147,35 @@ export class VersionedFiles {
 
   /** `if_version` against the file as it is now (0: it does not exist), told to `by` with times in `zone`: who made
    *  the version there and when, or who deleted the file and when, and the restore that brings it back (review 316:
-   *  told "retry with if_version 0" of a PRD a member had deleted, the owner wrote a new file over it, unsaid). */
-  conflict(path: string, head: FileEntry | undefined, ifVersion: number | undefined, by: Person, zone: string): WsError | undefined {
+   *  told "retry with if_version 0" of a PRD a member had deleted, the owner wrote a new file over it, unsaid). The
+   *  fix fits the change refused: a delete or a restore over newer work is not "merged" (review 322: retrying a
+   *  delete as advised deleted a member's newer version). */
+  conflict(path: string, head: FileEntry | undefined, ifVersion: number | undefined, by: Person, zone: string, change: "write" | "restore" | "delete" = "write"): WsError | undefined {
     const current = head?.version ?? 0;
     if (ifVersion === undefined || ifVersion === current) return undefined;
-    const last = this.sql.exec<AuthorsRow & { at: string }>("SELECT version, author, author_id, lines, at FROM versions WHERE path = ? ORDER BY version DESC LIMIT 1", path).toArray()[0];
+    const last = this.lastChange(path, by, zone);
     if (!last) return fail("conflict", `Conflict: ${path} does not exist now (version 0), not version ${ifVersion}. Read it, merge your change, and retry with if_version 0.`);
-    const who = samePerson(personOf(last), by) ? "you" : last.author;
-    const at = zonedTime(zone, last.at);
-    if (head) return fail("conflict", `Conflict: ${path} is at version ${current} (by ${who}, ${at}), not version ${ifVersion}. Read it, merge your change, and retry with if_version ${current}.`);
-    const deleted = `Conflict: ${path} was deleted (version ${last.version}) by ${who} at ${at}, so it is not at version ${ifVersion}.`;
-    const kept = this.sql.exec<{ version: number | null }>("SELECT MAX(version) AS version FROM versions WHERE path = ? AND data IS NOT NULL AND pruned = 0 AND purged_at IS NULL", path).one().version;
-    if (!kept) return fail("conflict", `${deleted} None of its earlier versions can be restored now (bmad-files "history" lists them); writing it with if_version 0 makes a new file.`);
-    const back = last.version + 1;
-    return fail("conflict", `${deleted} bmad-files "restore" with version ${kept} brings it back (as version ${back}); then merge your change into it and retry with if_version ${back}.`);
+    if (head) {
+      const now = `Conflict: ${path} is at version ${current} (by ${last.who}, ${last.at}), not version ${ifVersion}.`;
+      if (change === "write") return fail("conflict", `${now} Read it, merge your change, and retry with if_version ${current}.`);
+      const newer = last.who === "you" ? "" : `: version ${current} is ${last.who}'s newer work, which this ${change} would replace`;
+      return fail("conflict", `${now} Nothing was changed${newer}. Read it, and ask your user whether to ${change === "delete" ? "delete" : "restore over"} it still (if_version ${current}).`);
+    }
+    const deleted = `Conflict: ${this.deletedSaid(path, last)}, so it is not at version ${ifVersion}.`;
+    return fail("conflict", last.kept ? `${deleted} ${this.restoreSaid(last)}; then merge your change into it and retry with if_version ${last.version + 1}.` : `${deleted} None of its earlier versions can be restored now (bmad-files "history" lists them); writing it with if_version 0 makes a new file.`);
   }
+
+  /** The last change of `path` (its deletion, where it is deleted), as told to `by` in `zone`: who ("you" for them),
+   *  when, and the newest version whose content is kept (what a restore brings back). */
+  private lastChange(path: string, by: Person, zone: string): { version: number; who: string; at: string; kept: number | null } | undefined {
+    const last = this.sql.exec<AuthorsRow & { at: string }>("SELECT version, author, author_id, lines, at FROM versions WHERE path = ? ORDER BY version DESC LIMIT 1", path).toArray()[0];
+    if (!last) return undefined;
+    const kept = this.sql.exec<{ version: number | null }>("SELECT MAX(version) AS version FROM versions WHERE path = ? AND data IS NOT NULL AND pruned = 0 AND purged_at IS NULL", path).one().version;
+    return { version: last.version, who: samePerson(personOf(last), by) ? "you" : last.author, at: zonedTime(zone, last.at), kept };
+  }
+
+  private deletedSaid = (path: string, last: { version: number; who: string; at: string }) => `${path} was deleted (version ${last.version}) by ${last.who} at ${last.at}`;
+  private restoreSaid = (last: { version: number; kept: number | null }) => `bmad-files "restore" with version ${last.kept} brings it back (as version ${last.version + 1})`;
 
   /** Why `path` cannot be a new file: a name Windows cannot hold, a file above it (a file holds no files), files below
    *  it (it is a folder), or a full folder (folderFull); as a new `folder`, the folder it is in holds any number of files. */
@@ -297,10 +311,11 @@ export class VersionedFiles {
     }
   }
 
-  /** Not found, with the closest paths in the same folder, or how to bring back a deleted file. */
-  noFile(project: string, path: string): WsError {
-    const last = this.lastVersion(path);
-    if (last) return fail("not_found", `${path} was deleted (version ${last}); bmad-files "history" shows its versions and "restore" brings one back.`);
+  /** Not found, with the closest paths in the same folder, or who deleted it, when, and how to bring it back, as told
+   *  to `by` in `zone` (review 322: a member's deletion read as no one's). */
+  noFile(project: string, path: string, by: Person, zone: string): WsError {
+    const last = this.lastChange(path, by, zone);
+    if (last) return fail("not_found", `${this.deletedSaid(path, last)}; ${last.kept ? `${this.restoreSaid(last)}, and "history" shows its versions` : `bmad-files "history" shows its versions`}.`);
     const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/") + 1) : "";
     const near = this.sql.exec<{ path: string }>("SELECT path FROM files WHERE path >= ? AND path < ? LIMIT 500", dir, `${dir}\uffff`).toArray().map((r) => r.path);
     return fail("not_found", `No file ${path} in project "${project}".${suggestion(closestFiles(path, near, 3))}`);
@@ -337,11 +352,11 @@ export class VersionedFiles {
   }
 
   /** An earlier version's content, or why it cannot be read (or restored). */
-  version(project: string, path: string, version: number, zone: string): WsResult<FileContent> {
+  version(project: string, path: string, version: number, by: Person, zone: string): WsResult<FileContent> {
     const row = this.sql.exec<Row>("SELECT op, size, sha256, author, at, data, pruned, purged_at FROM versions WHERE path = ? AND version = ?", path, version).toArray()[0];
     if (!row) {
       const last = this.lastVersion(path);
-      if (!last) return this.noFile(project, path);
+      if (!last) return this.noFile(project, path, by, zone);
       // Below the newest and missing: dropped whole to keep the history under its cap (prune), never "no such version".
       if (version < last) return fail("not_found", `Version ${version} of ${path} is no longer kept: it was dropped to keep the project's history under its ${mib(this.historyCap)} cap. History lists the versions kept.`);
       return fail("not_found", `${path}'s newest version is ${last}; there is no version ${version}.`);

@@ -306,7 +306,7 @@ describe("the views on the Worker", () => {
       const { version } = (await ada.callTool({ name: "bmad-board", arguments: { project: PROJECT } })).structuredContent as { version: number };
       const chosen = await Promise.all(stories.slice(0, 4).map((story) => ada.callTool({ name: "bmad-board", arguments: { project: PROJECT, story, status: "review", if_version: version } })));
       expect(chosen.filter((m) => !m.isError)).toHaveLength(1);
-      for (const refused of chosen.filter((m) => m.isError)) expect(toolText(refused)).toMatch(/: someone changed it; reload the board\.$|^\S+ changed during the move: move it again\.$/);
+      for (const refused of chosen.filter((m) => m.isError)) expect(toolText(refused)).toMatch(/ \(by you at [^)]+\), not \d+: \S+ was not moved\. Show the user the board as it is now, and move it again if they still want to \(if_version \d+\)\.$|^\S+ changed during the move: move it again\.$/);
     } finally {
       await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path, content: before } });
     }

@@ -1357,7 +1357,11 @@ describe("another's change in the way", () => {
     expect((await member.files({ action: "write", project: room, path, content: "# PRD\nowner work\nmember line\n", if_version: 1 })).isError).toBe(false);
     const stale = await owner.files({ action: "write", project: room, path, content: "# PRD\n", if_version: 1 });
     expect(stale.text).toMatch(new RegExp(`^Conflict: ${literally(path)} is at version 2 \\(by ${literally(member.email)}, ${pacific}\\), not version 1\\.`));
+    // A delete over the member's newer version says whose work it would remove, and asks the user (review 322).
+    expect((await owner.files({ action: "delete", project: room, path, if_version: 1 })).text).toMatch(new RegExp(`\\), not version 1\\. Nothing was changed: version 2 is ${literally(member.email)}'s newer work, which this delete would replace\\. Read it, and ask your user whether to delete it still \\(if_version 2\\)\\.$`));
     expect((await member.files({ action: "delete", project: room, path })).isError).toBe(false);
+    // A read of it says who deleted it and when, as a conflict does (review 322: no one's).
+    expect((await owner.files({ action: "read", project: room, path })).text).toMatch(new RegExp(`^${literally(path)} was deleted \\(version 3\\) by ${literally(member.email)} at ${pacific}; bmad-files "restore" with version 2 brings it back \\(as version 4\\), and "history" shows its versions\\.$`));
     const deleted = (who: string) => new RegExp(`^Conflict: ${literally(path)} was deleted \\(version 3\\) by ${who} at ${pacific}, so it is not at version 2\\. bmad-files "restore" with version 2 brings it back \\(as version 4\\); then merge your change into it and retry with if_version 4\\.$`);
     for (const args of [{ action: "append", content: "owner adds\n" }, { action: "write", content: "# PRD\n" }, { action: "restore", version: 1 }]) {
       const out = await owner.files({ project: room, path, if_version: 2, ...args });

@@ -1,7 +1,7 @@
 // The sprint board view's data: sprint-status.yaml (in the project's implementation_artifacts, as BMAD's sprint
 // planning writes it) as stories by epic and status; a move rewrites the file through the port's YAML round trip
 // (runtime/sprint-move.ts) and the caller's store, with its compare-and-set.
-import type { WorkspaceFiles } from "../workspace/store.js";
+import { staleVersion, type WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import { moveStoryText } from "../runtime/sprint-move.js";
 import { SPRINT_MAX_ENTRIES } from "../runtime/sprint-yaml.js";
@@ -144,7 +144,7 @@ export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, f
   for (let tries = 1; ; tries++) {
     const read = await files.read(path, undefined, { served: false });
     if (!read.ok) return { ok: false, error: read.error };
-    if (ifVersion !== undefined && read.value.version !== ifVersion) return { ok: false, error: `${path} is at version ${read.value.version}, not ${ifVersion}: someone changed it; reload the board.` };
+    if (ifVersion !== undefined && read.value.version !== ifVersion) return { ok: false, error: `${staleVersion(files, path, read.value, ifVersion)}: ${story} was not moved. Show the user the board as it is now, and move it again if they still want to (if_version ${read.value.version}).` };
     const big = tooBig(path, read.value.data);
     if (big) return { ok: false, error: big };
     const decoded = statusText(path, read.value.data);

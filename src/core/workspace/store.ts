@@ -65,6 +65,15 @@ export const byAt = (author: string | undefined, at: string): string => (author 
 /** A stored time as `files` shows it: the bridge's on the machine's clock, a workspace's in its project's zone. */
 export const shownAt = (files: Pick<WorkspaceFiles, "showTime">, at: string): string => files.showTime?.(at) ?? at;
 
+/** A change that named version `ifVersion` of `path`, now at `current`, refused: the version there, who made it ("you"
+ *  where the caller did) and when, as the workspace's own conflicts say it (review 322: an edit's and a board move's
+ *  said neither). */
+export function staleVersion(files: Pick<WorkspaceFiles, "showTime">, path: string, current: Pick<FileContent, "version"> & Partial<Pick<FileContent, "updated_at" | "author" | "changed_by_other">>, ifVersion: number): string {
+  const who = current.author !== undefined && !current.changed_by_other ? "you" : current.author;
+  const made = current.updated_at === undefined ? "" : ` (${byAt(who, shownAt(files, current.updated_at))})`;
+  return `${path} is at version ${current.version}${made}, not ${ifVersion}`;
+}
+
 /** `row`, and where `files` shows times otherwise (the bridge: its machine's clock; a workspace: its zone) its `field` so shown, as
  *  `<field>_local`: a view shows a time as the text answer does (review 281: the bridge's view read UTC, unlabelled,
  *  5½ hours from the header's local time). `field` itself stays UTC: programs read it. */

@@ -7,7 +7,7 @@ import type { FileContent, FileEntry, WorkspaceFiles, WsResult } from "./store.j
 export const UPDATE_ROUNDS = 64;
 
 /** A file as a round read it: its bytes at a version, and who made it where the read said so. */
-export type Found = Pick<FileContent, "data" | "version"> & Partial<Pick<FileContent, "author" | "changed_by_other">>;
+export type Found = Pick<FileContent, "data" | "version"> & Partial<Pick<FileContent, "author" | "changed_by_other" | "updated_at">>;
 
 /** The next bytes from the file as read (null: missing): new bytes, null to remove it, undefined to leave it. */
 export type ReadChange = (current: Found | null) => Uint8Array | null | undefined | Promise<Uint8Array | null | undefined>;

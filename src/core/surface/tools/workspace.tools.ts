@@ -11,7 +11,7 @@ import { parseBoundedToml } from "../../yaml.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, type Configured, type FileEntry, type ListedFile, type Listing, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
+import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, staleVersion, type Configured, type FileEntry, type ListedFile, type Listing, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
@@ -689,7 +689,7 @@ async function editFile(files: WorkspaceFiles, path: string, old: string, conten
   let notIn: number | undefined;
   const out = await updateFile(files, path, (current) => {
     if (!current) return (refused = `${path} is not in this project: bmad-files "write" creates it.`), undefined;
-    if (ifVersion !== undefined && current.version !== ifVersion) return (refused = `${path} is at version ${current.version}, not ${ifVersion}: nothing was changed. Read it again.`), undefined;
+    if (ifVersion !== undefined && current.version !== ifVersion) return (refused = `${staleVersion(files, path, current, ifVersion)}: nothing was changed. Read it again, and edit that version (if_version ${current.version}).`), undefined;
     // Its byte order mark kept as U+FEFF, so that the edited text written back keeps it.
     const text = utf8Text(current.data, true);
     if (text === undefined) return (refused = notUtf8Refusal(path, current.data, current.version, false, "edit")), undefined;
