@@ -232,12 +232,14 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** Installer answers someone other than the caller (and the owner) last set; and for a member, user_name where the
-   *  owner's create or config set it: a name is a person's, which BMAD keeps in each user's own file and a workspace in
+   *  owner's create or config set it (not where it is the installer's default): a name is a person's, which BMAD keeps in each user's own file and a workspace in
    *  one (review 188: Bob's model greeted him as Alice). */
   private answersByOthers(meta: Meta, caller: Caller): Array<{ key: string; who: string }> {
     const authors = answerAuthors(meta);
     const named = Object.entries(authors).filter(([, who]) => who !== caller.label).map(([key, who]) => ({ key, who }));
-    return caller.id !== meta.owner && authors["core.user_name"] === undefined ? [...named, { key: "core.user_name", who: meta.owner_label }] : named;
+    // Not the installer's default, which nobody set (review 322: a member was told the owner set "BMad").
+    const ownersName = authors["core.user_name"] === undefined && flatAnswers(JSON.parse(meta.answers) as InstallerAnswers).has("core.user_name");
+    return caller.id !== meta.owner && ownersName ? [...named, { key: "core.user_name", who: meta.owner_label }] : named;
   }
 
   /** Creates the project with its first files, all or nothing. */

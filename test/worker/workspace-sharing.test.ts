@@ -1035,6 +1035,17 @@ describe("sharing", () => {
     expect((await owner.files({ action: "history", project, path: "docs/prd.md" })).structured.versions).toHaveLength(3);
   });
 
+  it("does not tell a member the owner set user_name where it is still the installer's default (review 322)", async () => {
+    const name = unique("default-name");
+    expect((await owner.project({ action: "create", name })).isError).toBe(false);
+    await shareAccepted(owner, name, reader, "read");
+    const theirs = ((await reader.project({ action: "list" })).structured.projects as Array<{ project: string; name: string }>).find((p) => p.name === name)!.project;
+    const render = (await reader.call(TOOL.bmad, { command: "*prd", project: theirs })).text;
+    expect(render).not.toMatch(/core\.user_name[^\n]*were last set by/);
+    expect(render).not.toContain("The user_name is theirs");
+    expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
+  });
+
   it("tells a reader's render they cannot save, greets nobody by the owner's name and gives create's defaults to no one (review 254)", async () => {
     const name = unique("read-only");
     expect((await owner.project({ action: "create", name })).isError).toBe(false);
