@@ -158,6 +158,12 @@ describe("remember_structured and recall_structured on the remote", () => {
     // A secret, by the detector a bridge's push holds files back by (review 221: such a memory held back its collection).
     const secret = await call(TOOL.rememberStructured, { project, type: "decisions", agent: "dev", text: "CI uses token ghp_abcdefghijklmnopqrstuvwxyz0123456789" });
     expect([secret.isError, secret.text]).toEqual([true, `${TOOL.rememberStructured}: "text" holds what looks like a secret (line 1, "ghp_abcd…"): memory is shared with the project's members and pushed with its files, so keep the secret out (say where it is kept instead). Nothing was stored.`]);
+    // As read: a zero-width space inside the token hides nothing (review 321), in the text, a tag or a file.
+    const hidden = "ghp_abcdefghijklm\u200bnopqrstuvwxyz0123456789";
+    for (const args of [{ text: `CI uses token ${hidden}` }, { text: "a tag", tags: [hidden] }]) {
+      expect((await call(TOOL.rememberStructured, { project, type: "decisions", agent: "dev", ...args })).text, JSON.stringify(args)).toMatch(/holds what looks like a secret/);
+    }
+    expect((await call(TOOL.bmadFiles, { action: "write", project, path: "docs/ci.md", content: `CI uses ${hidden}\n` })).text).toMatch(/would hold what looks like a secret \(line 1/);
     // A tag is judged as the text is (review 320: a token as a tag was stored and shown to every member).
     const tagged = await call(TOOL.rememberStructured, { project, type: "failures", agent: "dev", text: "leaked token in a tag", tags: ["ghp_abcdefghijklmnopqrstuvwxyz0123456789", "high"] });
     expect([tagged.isError, tagged.text]).toEqual([true, `${TOOL.rememberStructured}: A tag holds what looks like a secret ("ghp_abcd…"): memory is shared with the project's members and pushed with its files, so keep the secret out (say where it is kept instead). Nothing was stored.`]);
