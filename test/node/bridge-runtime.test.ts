@@ -105,6 +105,12 @@ describe("a project folder whose path holds a space", () => {
     const appended = await bmadRun(client, `uv run ${root}/_bmad/scripts/memlog.py append --workspace ${root}/_bmad-output/planning-artifacts/prds/prd-x --type decision --text "typed root"`);
     expect(appended.out?.exit_code, appended.text).toBe(0);
     expect(readFileSync(join(dir, "_bmad-output/planning-artifacts/prds/prd-x/.memlog.md"), "utf8")).toContain("typed root");
+    // And with its spaces escaped as a shell takes them, in either form (review 321: "outside the allowed roots").
+    for (const escaped of [root, dir].map((r) => r.replaceAll(" ", "\\ "))) {
+      const out = await bmadRun(client, `uv run ${escaped}/_bmad/scripts/memlog.py append --workspace ${escaped}/_bmad-output/planning-artifacts/prds/prd-x --type decision --text "escaped root"`);
+      expect(out.out?.exit_code, out.text).toBe(0);
+    }
+    expect(readFileSync(join(dir, "_bmad-output/planning-artifacts/prds/prd-x/.memlog.md"), "utf8").match(/escaped root/g)).toHaveLength(2);
   });
 });
 

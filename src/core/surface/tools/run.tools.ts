@@ -162,9 +162,14 @@ const blobText = (git: GitRunner, dir: string) => async (id: string): Promise<st
 async function runCommand(line: string, project: string | undefined, deps: SurfaceDeps, signal?: AbortSignal, composerShown?: (shipped: boolean) => string): Promise<ToolOutcome> {
   // A project folder whose path holds a space, as a render fills it in (unquoted, as BMAD's text has it): taken back as
   // {project-root} before the line is split at its spaces (review 98: every line in "My Proj" failed).
-  // So is the root typed in another Unicode form than the disk's (review 313: a Mac's `Cafe\u0301`, typed `Caf\u00e9`).
+  // So is the root typed in another Unicode form than the disk's (review 313: a Mac's `Cafe\u0301`, typed `Caf\u00e9`),
+  // and either with its spaces escaped as a shell takes them (review 321: `Caf\u00e9\ Men\u00fc` was "outside").
   const here = (/\s/.test(line) || /[^\x00-\x7f]/.test(line)) && deps.runtime ? await deps.runtime(project, { lazy: true }) : undefined;
-  if (here?.ok) for (const root of unicodeForms(here.runtime.root)) if (root !== here.runtime.root || /\s/.test(root)) line = line.split(root).join("{project-root}");
+  if (here?.ok) {
+    for (const root of unicodeForms(here.runtime.root)) {
+      for (const typed of new Set([root.replace(/(\s)/g, "\\$1"), root])) if (typed !== here.runtime.root || /\s/.test(root)) line = line.split(typed).join("{project-root}");
+    }
+  }
   // Before the shell operators: `git diff HEAD > x` is git, refused once for what it is (review 111).
   const other = otherProgram(line);
   if (other === "git" && deps.project !== undefined) return gitAnswer(line, project, deps);
