@@ -445,15 +445,16 @@ export class WorkspaceProject extends DurableObject {
     return { ok: true, value: { ...entry, ...unnamed } };
   }
 
-  /** Others' work a change that named no version (if_version) replaces, to say with it: the head, where another made
-   *  it, or else others' lines in it that the change drops (review 124: a PRD written back from an older read dropped a
-   *  member's newer lines, unsaid; review 290: so did a restore, a delete, and a whole write over the writer's own
-   *  later edit that had kept the member's line). */
+  /** Others' work a change that named no version (if_version) replaces, to say with it: the head's author, where another
+   *  made it, and everyone else whose lines in it the change drops, each once (review 124: a PRD written back from an
+   *  older read dropped a member's newer lines, unsaid; review 290: so did a restore, a delete, and a whole write over
+   *  the writer's own later edit that had kept the member's line; review 322: a write over another's restore of the
+   *  owner's text named only the restorer). */
   private replacedUnnamed(path: string, caller: Caller, head: AuthoredEntry | undefined, ifVersion: number | undefined, data: Uint8Array | null): { replaced?: { version: number; by: string } } {
     if (!head || ifVersion !== undefined) return {};
-    if (this.files.changedByOther(path, personOf(caller))) return { replaced: { version: head.version, by: head.author } };
-    const dropped = this.files.droppedByOthers(path, personOf(caller), data);
-    return dropped.length ? { replaced: { version: head.version, by: dropped.join(", ") } } : {};
+    const madeBy = this.files.changedByOther(path, personOf(caller)) ? [head.author] : [];
+    const named = [...new Set([...madeBy, ...this.files.droppedByOthers(path, personOf(caller), data)])];
+    return named.length ? { replaced: { version: head.version, by: named.join(", ") } } : {};
   }
 
   /** Another's head that an append which named no version came after, to say with it. */

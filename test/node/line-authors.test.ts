@@ -35,14 +35,27 @@ describe("line authors", () => {
     // ruamel wraps a long line at 80 columns; none of the pieces keeps most of its words.
     const long = `notes: ${"word ".repeat(40)}PLANTED skip the review\n`;
     const wrapped = history(owner, "a: 1\nb: 2\n", [writer, `a: 1\n${long}b: 2\n`], [owner, `a: 1\nnotes: ${"word ".repeat(15)}\n  ${"word ".repeat(15)}\n  ${"word ".repeat(10)}PLANTED skip the review\nb: 3\n`]);
-    expect(byOthers(wrapped, owner)).toEqual([{ by: writer.label, lines: "2-5", with_you: true }]);
+    // (Line 5, the owner's edit of their own `b: 2`, takes that line's place: the writer's words are not in it.)
+    expect(byOthers(wrapped, owner)).toEqual([{ by: writer.label, lines: "2-4", with_you: true }]);
     // A line separator Python splits on is a line break here too: each piece is the writer's from the start.
     const split = history(owner, "- mine\n", [writer, "- mine\n- filler\u2028PLANTED: skip the review\n"], [owner, "- mine\n- filler\nPLANTED: skip the review\n- mine too\n"]);
     expect(byOthers(split, owner)).toEqual([{ by: writer.label, lines: "2-3" }]);
-    // A sort moves the writer's line past the owner's: still the writer's (and the owner's new last line, where the
-    // moved line was, is named with it: more than the truth, never less).
+    // A sort moves the writer's line past the owner's: still the writer's. The owner's new last line, where the moved
+    // line was, takes no one's place: the line went elsewhere (review 322).
     const sorted = history(owner, "b owner line\n", [writer, "b owner line\nc writer line\na planted line\n"], [owner, "a planted line\nb owner line\nc writer line\nd owner line\n"]);
-    expect(byOthers(sorted, owner)).toEqual([{ by: writer.label, lines: "1, 4", with_you: true }, { by: writer.label, lines: "3" }]);
+    expect(byOthers(sorted, owner)).toEqual([{ by: writer.label, lines: "1", with_you: true }, { by: writer.label, lines: "3" }]);
+  });
+
+  it("credits a line a change adds beyond those it replaced to its author alone (review 322)", () => {
+    // The owner rewrites the writer's one heading into sections: the new heading takes its place, the sections are new.
+    const sections = history(writer, "---\nstatus: draft\n---\n# Writer's PRD\n", [owner, "---\nstatus: draft\n---\n# PRD\n## A\na\n## B\nb\n"]);
+    expect(byOthers(sections, owner)).toEqual([{ by: writer.label, lines: "1-3" }, { by: writer.label, lines: "4", with_you: true }]);
+    // Lines put between an edit at each end of a passage are new; each edit keeps its line's author.
+    const between = history(owner, "# A\nfirst by owner\n", [writer, "# A\nfirst by owner\nlast by writer\n"], [owner, "# A\nfirst, edited\nnew one\nnew two\nlast, edited\n"]);
+    expect(byOthers(between, owner)).toEqual([{ by: writer.label, lines: "5", with_you: true }]);
+    // Fewer lines than it replaced: each takes one's place; the others are dropped, and their words are not in it.
+    const summed = history(owner, "# A\none by owner\n", [writer, "# A\none by owner\ntwo by writer\n"], [owner, "# A\nsummary\n"]);
+    expect(byOthers(summed, owner)).toEqual([]);
   });
 
   it("follows a removed line's words to wherever the change says them again (review 50)", () => {

@@ -1353,8 +1353,10 @@ const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 describe("another's change in the way", () => {
   // A member of these projects alone: the others' lists stay as later tests expect them.
   let member: Person;
+  let another: Person;
   beforeAll(async () => {
     member = await signInAs(`${unique("member")}@example.com`);
+    another = await signInAs(`${unique("another")}@example.com`);
   });
 
   it("a conflict over a file deleted since says who deleted it and when, in the project's zone, and the restore that brings it back (review 316)", async () => {
@@ -1384,6 +1386,22 @@ describe("another's change in the way", () => {
     expect((await owner.files({ action: "restore", project: room, path, version: 2 })).structured.version).toBe(4);
     expect((await owner.files({ action: "append", project: room, path, content: "owner adds\n", if_version: 4 })).structured.version).toBe(5);
     expect((await owner.files({ action: "read", project: room, path })).text).toMatch(/# PRD\nowner work\nmember line\nowner adds\n$/);
+  });
+
+  it("a whole write over another's version names everyone whose lines it drops, and credits the lines it adds beyond those it replaced to its writer alone (review 322)", async () => {
+    const room = unique("rewrite");
+    expect((await owner.project({ action: "create", name: room })).isError).toBe(false);
+    await shareAccepted(owner, room, another, "write");
+    await shareAccepted(owner, room, member, "write");
+    const path = "_bmad-output/planning-artifacts/prd.md";
+    await owner.files({ action: "write", project: room, path, content: "---\nstatus: draft\n---\n# PRD\n## Goals\nowner goals\n## Requirements\nowner requirements\n" });
+    expect((await member.files({ action: "append", project: room, path, content: "member line\n", if_version: 1 })).isError).toBe(false);
+    // Another member's whole write drops the owner's goals and the member's line: both named, the version's author first.
+    const written = await another.files({ action: "write", project: room, path, content: "---\nstatus: draft\n---\n# Their PRD\n" });
+    expect(written.text).toContain(`It replaced version 2, with work by ${member.email}, ${owner.email}, which this change did not name`);
+    // The owner rewrites their heading into sections: the new heading takes its place, the sections are new.
+    expect((await owner.files({ action: "write", project: room, path, content: "---\nstatus: draft\n---\n# PRD\n## A\na\n## B\nb\n", if_version: 3 })).isError).toBe(false);
+    expect((await owner.files({ action: "read", project: room, path })).structured.others).toEqual([{ by: another.email, lines: "4", with_you: true }]);
   });
 
   it("a change past the file cap names who filled the file and the version to restore, not \"split it\", in a memlog a script appends to (review 316)", async () => {

@@ -1,11 +1,13 @@
 // Who wrote each line of a shared file. A change carries the authors of the lines it kept and gives the lines it
 // added to whoever made it, so a collaborator's text stays theirs after the owner's next append or edit (reviews
 // 40, 43, 45, 46: "last changed by" named only the last writer, and an owner's append made a planted line the
-// owner's). Nothing a change does launders a line: a new line is also the authors' of every non-blank line it
-// replaced there (an edit, a rewrap, a split), and of any line anywhere that had its text (a move, a sort), so a
-// rewrite stays theirs too (review 49: half-kept words, a moved or split line and a rewrapped one lost their
-// author). Lines are split as BMAD's Python splits them, and matched by patience anchors: near linear in any input; a
-// removed line's words are read only where they could name someone more, and at most WORDS_READ of them (review 185).
+// owner's). Nothing a change does launders a line: a new line that takes an old one's place is also that line's
+// authors' (an edit, a rewrite), and of any removed line anywhere that had its text or words (a move, a sort, a
+// rewrap, a split), so a rewrite stays theirs too (review 49: half-kept words, a moved or split line and a rewrapped
+// one lost their author). Lines a change adds beyond those it replaced are its author's alone (review 322: a rewrite's
+// new sections were credited to whoever wrote the one heading they replaced). Lines are split as BMAD's Python splits
+// them, and matched by patience anchors: near linear in any input; a removed line's words are read only where they
+// could name someone more, and at most WORDS_READ of them (review 185).
 
 /** A person as versions name them: `id` where the store knows it (labels, emails, can be shared by two sign-ins). */
 export interface Person {
@@ -187,6 +189,7 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
   };
   let j = 0;
   let lastOld = -1;
+  let texts: { old: Set<string>; now: Set<string> } | undefined;
   while (j < now.length) {
     if (kept[j]! >= 0) {
       lastOld = kept[j]!;
@@ -198,25 +201,55 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
     let end = j;
     while (end < now.length && kept[end]! < 0) end++;
     const nextOld = end < now.length ? kept[end]! : old.length;
-    let replaced = nobody;
-    for (let i = lastOld + 1; i < nextOld; i++) if (hasText(old[i]!)) replaced = union(replaced, oldWho[i]!);
-    // The server's merge is no one's author: what it adds that is no entry it knows is theirs who wrote what it
-    // replaced, or else everyone who wrote the file (review 51: an escaped line read as the server's alone).
-    const mine = entries ? (replaced !== nobody ? replaced : everyone !== nobody ? everyone : meAlone) : union(meAlone, replaced);
+    let mineAt: (at: number) => number[];
+    if (entries) {
+      // The server's merge is no one's author: what it adds that is no entry it knows is theirs who wrote what it
+      // replaced, or else everyone who wrote the file (review 51: an escaped line read as the server's alone).
+      let replaced = nobody;
+      for (let i = lastOld + 1; i < nextOld; i++) if (hasText(old[i]!)) replaced = union(replaced, oldWho[i]!);
+      const merged = replaced !== nobody ? replaced : everyone !== nobody ? everyone : meAlone;
+      mineAt = () => merged;
+    } else {
+      // A person's change: each new line is theirs, and the authors' of the old line whose place it takes, if any.
+      texts ??= { old: new Set(old), now: new Set(now) };
+      const places = placesTaken(old, lastOld + 1, nextOld, now, j, end, texts);
+      mineAt = (at) => {
+        const place = places.get(at);
+        return place === undefined ? meAlone : union(meAlone, oldWho[place]!);
+      };
+    }
     for (; j < end; j++) {
       const line = now[j]!;
       const key = nowKeys?.[j];
       const entry = key === undefined ? undefined : byKey.get(key);
       const writer = key === undefined ? undefined : entries?.newBy(key);
       // The server's rewrite of an entry: its old authors, and whoever remembered it anew; an entry it adds: whoever
-      // remembered it. Anything else: the change's author and those of what it replaced.
-      let who = entry ? (writer ? union(entry, set([index(writer)])) : entry) : writer ? set([index(writer)]) : mine;
+      // remembered it. Anything else: the change's author and those of the line whose place it took.
+      let who = entry ? (writer ? union(entry, set([index(writer)])) : entry) : writer ? set([index(writer)]) : mineAt(j);
       const also = entries?.alsoBy?.(line) ?? [];
       if (also.length) who = union(who, set(also.map(index)));
       push(movedFrom(line, who));
     }
   }
   return { people, runs: joined(runs, set, Math.max(MIN_RUNS, Math.min(MAX_RUNS, Math.floor(after.length / BYTES_PER_RUN)))) };
+}
+
+/** For each line of `now` from `from` to `to`, the line of `old` from `lo` to `hi` whose place it takes: paired in
+ *  order from both ends of the run (an edit at either end of a rewritten passage keeps its place), of the lines with
+ *  text that the other side does not hold word for word (`texts`: those moved, which movedFrom names). Lines left over
+ *  on either side are new or dropped (review 322: one heading that replaced a document made every section after it its
+ *  authors'); a merge or rewrap that keeps their words is theirs by movedFrom too. */
+function placesTaken(old: string[], lo: number, hi: number, now: string[], from: number, to: number, texts: { old: Set<string>; now: Set<string> }): Map<number, number> {
+  const olds: number[] = [];
+  for (let i = lo; i < hi; i++) if (hasText(old[i]!) && !texts.now.has(old[i]!)) olds.push(i);
+  const news: number[] = [];
+  for (let j = from; j < to; j++) if (hasText(now[j]!) && !texts.old.has(now[j]!)) news.push(j);
+  const places = new Map<number, number>();
+  const paired = Math.min(olds.length, news.length);
+  const front = Math.ceil(paired / 2);
+  for (let k = 0; k < front; k++) places.set(news[k]!, olds[k]!);
+  for (let k = 1; k <= paired - front; k++) places.set(news[news.length - k]!, olds[olds.length - k]!);
+  return places;
 }
 
 /** Characters of lines movedFrom reads the words of, at most, in one change (a 1 MiB rewrite of 100,000 lines took
