@@ -11,7 +11,7 @@ interface ProjectMap {
   phases: Array<{ phase: string; workflows: Array<{ skill: string; title: string; required: boolean; done: boolean }>; artifacts: Artifact[] }>;
   other: Artifact[];
   memlogs: Array<{ path: string; updated_at: string; updated_at_local?: string; entries: string[]; others?: string }>;
-  next?: { skill: string; title: string; phase: string };
+  next?: { skill: string; title: string; phase: string; resume?: { path: string; status?: string } };
   more: number;
   catalog_rows_left_out?: number;
 }
@@ -23,8 +23,8 @@ function showMap(result: ToolResult): void {
   if (result.isError) return show(root, errorBox(resultText(result)));
   const map = result.structuredContent as unknown as ProjectMap;
   // The message goes as the user's own words: it says exactly what the button shows, and the project in the header.
-  const start = (skill: string, title: string) => {
-    const label = `Start ${title} (${skill})`;
+  const start = (verb: string, skill: string, title: string) => {
+    const label = `${verb} ${title} (${skill})`;
     return h("button", { class: "start", "data-skill": skill, click: () => void app.sendMessage(`${label} on project "${map.project}".`) }, label);
   };
   const open = async (path: string) => showDocument(app, root, await app.callTool("bmad-doc", { project: map.project, path }), () => showMap(result));
@@ -38,7 +38,8 @@ function showMap(result: ToolResult): void {
   show(
     root,
     h("header", {}, h("h1", {}, `Project ${map.project}`),
-      map.next ? h("p", { class: "next" }, `Next: ${map.next.title} (${map.next.phase}) `, start(map.next.skill, map.next.title)) : h("p", { class: "next" }, map.catalog_rows_left_out ? "No required workflow without a document among the catalog's rows read." : "Every required workflow has written something."),
+      // A begun step not settled (a draft PRD) is resumed, as get_workflow_status says.
+      map.next ? h("p", { class: "next" }, `Next: ${map.next.resume ? "resume " : ""}${map.next.title} (${map.next.phase}) `, start(map.next.resume ? "Resume" : "Start", map.next.skill, map.next.title)) : h("p", { class: "next" }, map.catalog_rows_left_out ? "No required workflow left to do among the catalog's rows read." : "Every required workflow from the first one begun is done."),
       // A cut catalog may have left out the next workflow, and whole phases.
       map.catalog_rows_left_out ? h("p", { class: "note" }, `${map.catalog_rows_left_out} rows of bmad-help.csv left out, past the rows a help catalog gives. Remove the rows that do not belong there.`) : null),
     h("div", { class: "phases" }, ...map.phases.map((p) =>

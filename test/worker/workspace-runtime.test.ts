@@ -645,6 +645,36 @@ describe("the project map", () => {
     expect(next?.skill).not.toBe("bmad-prd");
     expect(phases.flatMap((p) => p.artifacts).map((a) => a.path)).toContain("_bmad-output/planning-artifacts/prds/prd-x/prd.md");
   });
+
+  // Review 322: a draft PRD was marked done and the map's Next was the architecture, where get_workflow_status said to
+  // resume the PRD.
+  it("marks a workflow done only where a document settles it, and names the next step get_workflow_status names", async () => {
+    const bea = await signInAs(`${unique("bea")}@example.com`);
+    const name = unique("settled");
+    await bea.project({ action: "create", name });
+    const planning = "_bmad-output/planning-artifacts";
+    const both = async () => {
+      const body = await (await rawCall(bea.token, "tools/call", { name: TOOL.bmadMap, arguments: { project: name } }, "?toolsets=default,views")).text();
+      const map = (JSON.parse(body.replace(/^event: message\ndata: /, "")) as { result: { content: Array<{ text: string }>; structuredContent: { next?: Record<string, unknown>; phases: Array<{ workflows: Array<{ skill: string; done: boolean }> }> } } }).result;
+      const done = new Map(map.structuredContent.phases.flatMap((p) => p.workflows).map((w) => [w.skill, w.done]));
+      return { text: map.content[0]!.text, next: map.structuredContent.next, done, status: (await bea.call(TOOL.getWorkflowStatus, { project: name })).text };
+    };
+    await bea.files({ action: "write", project: name, path: `${planning}/prd.md`, content: "---\nstatus: draft\n---\n# PRD\n" });
+    const draft = await both();
+    expect(draft.status).toContain(`\n- Next: resume bmad-prd (bmad {"command":"*bmad-prd","project":"${name}"}): \`${planning}/prd.md\` (status: "draft") is not settled.\n`);
+    expect(draft.done.get("bmad-prd")).toBe(false);
+    expect(draft.text).toMatch(/\n2-planning: bmad-prd\*, /);
+    expect(draft.next).toEqual({ skill: "bmad-prd", title: "Create Edit and Review PRD", phase: "2-planning", resume: { path: `${planning}/prd.md`, status: "draft" } });
+    expect(draft.text).toContain(`\nNext: resume bmad-prd (Create Edit and Review PRD, phase 2-planning): ${planning}/prd.md [draft] is not settled. * required.`);
+    // A final PRD and epics.md (no status, named for its step) with no architecture: both name the architecture.
+    await bea.files({ action: "write", project: name, path: `${planning}/prd.md`, content: "---\nstatus: final\n---\n# PRD\n" });
+    await bea.files({ action: "write", project: name, path: `${planning}/epics.md`, content: "# Epics\n" });
+    const gap = await both();
+    expect(gap.status).toContain(`\n- Next: bmad-architecture (bmad {"command":"*bmad-architecture","project":"${name}"}).\n`);
+    expect([gap.done.get("bmad-prd"), gap.done.get("bmad-create-epics-and-stories"), gap.done.get("bmad-architecture")]).toEqual([true, true, false]);
+    expect(gap.next).toEqual({ skill: "bmad-architecture", title: "Architecture", phase: "plan" });
+    expect(gap.text).toContain("\nNext: bmad-architecture (Architecture, phase plan). * required.");
+  });
 });
 
 describe("a planned project's runtime block", () => {

@@ -1,7 +1,8 @@
 // The project map view's data: BMAD's phases as the bundle's bmad-help.csv has them (never a list here), each
 // phase's workflows and the project's documents in their output folders (frontmatter status, last change, author),
-// the latest memlog entries, and the next required workflow with nothing written yet. Read through the caller's own
-// store, so it shows only what they may read.
+// the latest memlog entries, and the next required workflow as get_workflow_status names it (project-state.ts's one
+// rule: done is settled, and Next is the first required step not settled from the first begun). Read through the
+// caller's own store, so it shows only what they may read.
 import { byAt, withShownTime, type FileContent, type ListedFile, type WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
@@ -10,6 +11,7 @@ import { othersNote, othersSuffix } from "../workspace/line-authors.js";
 import { asOneLine, showName } from "../lines.js";
 import { helpRowsLeftOut } from "../workspace/installer-manifests.js";
 import { isMemlogPath } from "../runtime/memlog-text.js";
+import { nextStep, plannedSteps, settles, stepWord } from "./project-state.js";
 
 /** Documents read for their status, at most; memlogs read, at most; entries shown of each. */
 const MAX_DOCS = 40;
@@ -32,7 +34,8 @@ export interface ProjectMap {
   /** Documents in those folders that no workflow's outputs name. */
   other: MapArtifact[];
   memlogs: Array<{ path: string; updated_at: string; updated_at_local?: string; entries: string[]; others?: string }>;
-  next?: { skill: string; title: string; phase: string };
+  /** `resume`: the step's document that is begun and not settled (a draft PRD). */
+  next?: { skill: string; title: string; phase: string; resume?: { path: string; status?: string } };
   /** Documents beyond MAX_DOCS, not shown. */
   more: number;
   /** Rows of bmad-help.csv left out (past the rows a catalog gives): its phases and "next" may miss workflows. */
@@ -53,11 +56,21 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   const docs = listed.filter((f) => /\.(md|ya?ml)$/i.test(f.path) && !f.path.split("/").some((s) => s.startsWith(".")));
   // Newest first where the listing knows when (review 101: the first in path order hid the latest run's memlog).
   const memlogPaths = listed.filter((f) => isMemlogPath(f.path)).sort((a, b) => (b.updated_at ?? "").localeCompare(a.updated_at ?? ""));
-  // Which workflows wrote something is known from every document's path; the documents shown are taken from each
+  // Which workflows are done is known from every document's path; the documents shown are taken from each
   // workflow in turn (review 101: past 40, the stories that sort first hid the PRD, and "next" asked for it again).
   const ownerOf = new Map(docs.map((d) => [d.path, ownerRow(d.path, rows, folderOf)]));
   const [artifacts, memlogs] = await Promise.all([described(files, inTurn(docs, (d) => ownerOf.get(d.path), MAX_DOCS)), memlogEntries(files, memlogPaths.slice(0, MAX_MEMLOGS))]);
-  const wrote = new Set(ownerOf.values());
+  // Done is settled, as get_workflow_status says it (review 322: a draft PRD was marked done, and Next skipped it):
+  // a required workflow by its step; another by a document of its own that settles it by the same rule.
+  const statusOf = new Map(artifacts.flatMap((a) => (a.status ? [[a.path, a.status] as const] : [])));
+  const work = docs.map((d) => ({ path: d.path, ...(statusOf.has(d.path) ? { status: statusOf.get(d.path)! } : {}) }));
+  const steps = await plannedSteps(reader, work);
+  const settled = new Set(steps.filter((s) => s.settled.length).map((s) => s.skill));
+  const doneBy = (row: HelpRow) => {
+    if (row.required) return settled.has(row.skill);
+    const word = stepWord(row.outputs);
+    return word !== undefined && work.some((d) => ownerOf.get(d.path) === row && settles(word, d));
+  };
 
   const ordered = [...new Set(rows.map((r) => r.phase).filter((p) => p && p !== ANYTIME))].sort((a, b) => a.localeCompare(b));
   if (rows.some((r) => r.phase === ANYTIME)) ordered.push(ANYTIME);
@@ -71,10 +84,12 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   const phases = ordered.map((phase) => {
     const own = rows.filter((r) => r.phase === phase);
     const seen = new Set<string>();
-    const workflows = own.filter((r) => !seen.has(r.skill) && seen.add(r.skill)).map((r) => ({ skill: r.skill, title: r.title || r.skill, required: r.required, outputs: r.outputs, done: own.some((o) => o.skill === r.skill && wrote.has(o)) }));
+    const workflows = own.filter((r) => !seen.has(r.skill) && seen.add(r.skill)).map((r) => ({ skill: r.skill, title: r.title || r.skill, required: r.required, outputs: r.outputs, done: own.some((o) => o.skill === r.skill && doneBy(o)) }));
     return { phase, workflows, artifacts: own.flatMap((r) => byRow.get(r) ?? []) };
   });
-  const next = phases.filter((p) => p.phase !== ANYTIME).flatMap((p) => p.workflows.filter((w) => w.required && !w.done).map((w) => ({ skill: w.skill, title: w.title, phase: p.phase })))[0];
+  const step = nextStep(reader.catalog, steps)?.step;
+  const resume = step?.shown && { path: step.shown.path, ...(step.shown.status ? { status: step.shown.status } : {}) };
+  const next = step && { skill: step.skill, title: step.title, phase: step.phase, ...(resume ? { resume } : {}) };
   return { project: files.project, phases, other, memlogs, ...(next ? { next } : {}), more: Math.max(0, docs.length - MAX_DOCS), ...(leftOut ? { catalog_rows_left_out: leftOut } : {}) };
 }
 
@@ -150,6 +165,9 @@ export function mapText(map: ProjectMap, name = map.project, show = (at: string)
   // A cut catalog may have left out the next workflow, and every phase (review 189: 2,000 planted rows).
   const cut = map.catalog_rows_left_out;
   if (cut) lines.push(`(${helpRowsLeftOut(cut, "bmad-help.csv")})`);
-  lines.push(map.next ? `Next: ${map.next.skill} (${map.next.title}, phase ${map.next.phase}). * required.` : cut ? "No required workflow without a document among the rows read; the rows left out may name one. * required." : "Every required workflow has written something. * required.");
+  const next = map.next;
+  // Said as get_workflow_status says it: a begun step not settled is resumed.
+  const resume = next?.resume ? `: ${showName(next.resume.path)}${next.resume.status ? ` [${next.resume.status}]` : ""} is not settled` : "";
+  lines.push(next ? `Next: ${next.resume ? "resume " : ""}${next.skill} (${next.title}, phase ${next.phase})${resume}. * required.` : cut ? "No required workflow left to do among the rows read; the rows left out may name one. * required." : "Every required workflow from the first one begun is done. * required.");
   return lines.join("\n");
 }

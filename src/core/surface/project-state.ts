@@ -6,6 +6,8 @@ import { codeSpan } from "../workspace/paths.js";
 import { helpFor, projectWork, type WorkDocument } from "./earlier-work.js";
 import type { SurfaceDeps } from "./deps.js";
 import type { ProjectRuntime } from "../runtime/project.js";
+import type { Catalog } from "../catalog/catalog.js";
+import type { BundleReader } from "./reader.js";
 
 export interface ProjectState {
   /** The runtime block's line naming the documents, and the sprint's next step; none where the project has neither. */
@@ -35,7 +37,7 @@ export async function projectState(deps: SurfaceDeps, project: string | undefine
   const work = await projectWork(deps.reader, found.runtime);
   const sprint = work.documents.find((d) => /(^|\/)sprint-status\.yaml$/.test(d.path))?.path;
   const next = sprint ? await sprintNext(deps, found.runtime, sprint, project, runs) : undefined;
-  const steps = await plannedSteps(deps, work.documents);
+  const steps = await plannedSteps(deps.reader, work.documents);
   const after = sprint ? undefined : requiredNext(deps, steps, project);
   const lines = [...(work.line ? [work.line] : []), ...(sprint ? [`- ${codeSpan(sprint)} holds the sprint plan${next ? `: ${next}` : ""}.`] : after ? [after] : [])];
   return { lines, documents: work.documents, steps, ...(sprint ? { sprint_status: sprint } : {}), ...(work.fresh ? { fresh: work.fresh } : {}) };
@@ -72,6 +74,9 @@ const SETTLED = /^(final|complete|completed|done|approved)$/i;
  *  of bmad-build's outputs was found in ux-design-specification.md). */
 export interface PlannedStep {
   skill: string;
+  /** The row's display name and phase, as the project map shows the step. */
+  title: string;
+  phase: string;
   /** The outputs' first word (`prd`, `epics`): what get_project_context's planning_artifacts names the step by. */
   word: string;
   documents: WorkDocument[];
@@ -83,38 +88,49 @@ export interface PlannedStep {
   shown?: WorkDocument;
 }
 
+/** The first word of a row's outputs, which its documents are named by; undefined where they start with none. */
+export const stepWord = (outputs: string): string | undefined => /^[a-z]+/i.exec(outputs)?.[0]?.toLowerCase();
+const namedFor = (word: string, d: WorkDocument) => (d.path.toLowerCase().split("/").at(-1) ?? "").startsWith(word);
+/** Whether a document settles the step `word` names: a settling status, or none and the file named for the step.
+ *  The project map marks a workflow done by it too, so the two never disagree (review 322). */
+export const settles = (word: string, d: WorkDocument): boolean => (d.status === undefined ? namedFor(word, d) : SETTLED.test(d.status));
+
 /** The required rows of bmad-help.csv, in its order (the installer sorts it by phase), with their documents. */
-async function plannedSteps(deps: SurfaceDeps, documents: WorkDocument[]): Promise<PlannedStep[]> {
-  const required = (await helpFor(deps.reader)).rows.filter((r) => r.required && r.outputs);
+export async function plannedSteps(reader: BundleReader, documents: WorkDocument[]): Promise<PlannedStep[]> {
+  const required = (await helpFor(reader)).rows.filter((r) => r.required && r.outputs);
   const byPath = [...documents].sort((a, b) => a.path.localeCompare(b.path));
   return required.flatMap((r) => {
-    const word = /^[a-z]+/i.exec(r.outputs)?.[0]?.toLowerCase();
+    const word = stepWord(r.outputs);
     if (!word) return [];
-    const named = (d: WorkDocument) => (d.path.toLowerCase().split("/").at(-1) ?? "").startsWith(word);
-    const settles = (d: WorkDocument) => (d.status === undefined ? named(d) : SETTLED.test(d.status));
     const mine = byPath.filter((d) => d.path.toLowerCase().split("/").some((part) => part.startsWith(word)));
-    const rank = (d: WorkDocument) => (settles(d) ? 2 : 0) + (named(d) ? 1 : 0);
+    const rank = (d: WorkDocument) => (settles(word, d) ? 2 : 0) + (namedFor(word, d) ? 1 : 0);
     const best = Math.max(...mine.map(rank));
     const shown = mine.filter((d) => rank(d) === best).at(-1);
-    return [{ skill: r.skill, word, documents: mine, settled: mine.filter(settles), ...(shown ? { shown } : {}) }];
+    return [{ skill: r.skill, title: r.title || r.skill, phase: r.phase, word, documents: mine, settled: mine.filter((d) => settles(word, d)), ...(shown ? { shown } : {}) }];
   });
 }
 
-/** Where a required step of bmad-help.csv has begun and no sprint is planned: the first required skill, in the
- *  catalog's order from the first step begun, no document settles, as its call (review 305: a final PRD and
- *  architecture were answered with no next step; review 315: one after the last settled skipped a missing
- *  architecture). Steps before the first begun are not asked for: a project that began at a later one (a quick flow's
- *  spec) chose so. A step begun and not settled (a draft PRD) is to be resumed. Steps before it that only other
- *  members' documents settle are named, so that the caller's model is not steered by them unawares (review 316: a
- *  member's architecture-notes.md skipped the step). */
+/** The step to take next: the first required one, in the catalog's order from the first step begun, that no document
+ *  settles and this server serves (review 305: a final PRD and architecture were answered with no next step; review
+ *  315: one after the last settled skipped a missing architecture). Steps before the first begun are not asked for: a
+ *  project that began at a later one (a quick flow's spec) chose so; where none is begun, the first. A step begun and
+ *  not settled (a draft PRD, its `shown`) is to be resumed. get_workflow_status and the project map both name it. */
+export function nextStep(catalog: Catalog, steps: PlannedStep[]): { step: PlannedStep; passed: PlannedStep[] } | undefined {
+  const first = Math.max(0, steps.findIndex((s) => s.documents.length));
+  const at = steps.findIndex((s, i) => i >= first && !s.settled.length && catalog.resolve("workflow", s.skill).ok);
+  return at < 0 ? undefined : { step: steps[at]!, passed: steps.slice(first, at) };
+}
+
+/** Where a required step of bmad-help.csv has begun and no sprint is planned: the next step (nextStep) as its call.
+ *  Steps before it that only other members' documents settle are named, so that the caller's model is not steered by
+ *  them unawares (review 316: a member's architecture-notes.md skipped the step). */
 function requiredNext(deps: SurfaceDeps, steps: PlannedStep[], project: string | undefined): string | undefined {
-  const first = steps.findIndex((s) => s.documents.length);
-  if (first < 0) return undefined;
-  const at = steps.findIndex((s, i) => i >= first && !s.settled.length && deps.reader.catalog.resolve("workflow", s.skill).ok);
-  const next = steps[at];
-  if (!next) return undefined;
+  if (!steps.some((s) => s.documents.length)) return undefined;
+  const found = nextStep(deps.reader.catalog, steps);
+  if (!found) return undefined;
+  const { step: next, passed } = found;
   const call = `${TOOL.bmad} ${JSON.stringify({ command: `*${next.skill}`, ...namedIn(deps, project) })}`;
   const resume = next.shown ? `: ${codeSpan(next.shown.path)}${next.shown.status ? ` (status: ${JSON.stringify(next.shown.status)})` : ""} is not settled` : "";
-  const theirs = steps.slice(first, at).flatMap((s) => (s.settled.length && s.settled.every((d) => d.by) ? [`${s.skill} is settled only by ${codeSpan(s.settled[0]!.path)}, which others wrote, not you (${JSON.stringify(s.settled[0]!.by)})`] : []));
+  const theirs = passed.flatMap((s) => (s.settled.length && s.settled.every((d) => d.by) ? [`${s.skill} is settled only by ${codeSpan(s.settled[0]!.path)}, which others wrote, not you (${JSON.stringify(s.settled[0]!.by)})`] : []));
   return `- Next: ${next.shown ? "resume " : ""}${next.skill} (${call})${resume}.${theirs.length ? ` ${theirs.join("; ")}.` : ""}`;
 }
