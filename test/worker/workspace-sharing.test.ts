@@ -1414,7 +1414,7 @@ describe("another's change in the way", () => {
     const path = "runs/x/.memlog.md";
     const size = (await owner.files({ action: "read", project: room, path })).structured.size as number;
     expect((await member.files({ action: "append", project: room, path, content: `${"x".repeat(1024 * 1024 - size - 20)}\n` })).isError).toBe(false);
-    const filled = new RegExp(`${literally(member.email)} wrote most of it \\([\\d,]+ bytes\\), not you: bmad-files "restore" with version 1 \\(${size} bytes\\), the one before their largest growth of it, brings it back under the cap; then make this change again\\.`);
+    const filled = new RegExp(`${literally(member.email)} wrote most of it \\([\\d,]+ characters\\), not you: bmad-files "restore" with version 1 \\(${size} bytes\\), the one before their largest growth of it, brings it back under the cap; then make this change again\\.`);
     const appended = await memlog('append --type decision --text "we chose postgres"');
     expect(appended.text).toMatch(filled);
     expect(appended.text).not.toContain("Split it");

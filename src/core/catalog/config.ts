@@ -207,12 +207,18 @@ export function shapedSecretAt(text: string): { line?: number; word?: string; fe
   const at = all.findIndex((line) => holdsShapedSecret(line));
   if (at < 0) {
     const fenced = fenceSecretAt(text);
-    return fenced ? { line: fenced.line + 1, fence: fenced.fence + 1 } : { line: firstLineGivingSecret(text), withAbove: true };
+    if (fenced) return { line: fenced.line + 1, fence: fenced.fence + 1 };
+    // Found by halving, a whole judging per half: past LINE_SEARCHED, not looked for (review 323: 1 MiB of short lines
+    // held the project's object 1.7 s for a refusal's line number).
+    return text.length <= LINE_SEARCHED ? { line: firstLineGivingSecret(text), withAbove: true } : {};
   }
   const word = all[at]!.split(/\s+/).find((w) => holdsShapedSecret(w));
   // At most 8 characters and never half of it: `ghp_abcd…`, `password…` of `password=…`.
   return { line: at + 1, ...(word ? { word: `${word.slice(0, Math.min(8, Math.floor(word.length / 2)))}…` } : {}) };
 }
+
+/** The most text whose line a secret read only with the lines above it is looked for in (shapedSecretAt). */
+const LINE_SEARCHED = 64 * 1024;
 
 /** The first line (from 1) of `text`, which holds a shaped secret, whose lines up to it do: by halving, so a few reads
  *  of the text (lines up to `lo` hold none, up to `hi` hold one, whatever readings the lines between start or end). */

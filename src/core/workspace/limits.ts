@@ -41,11 +41,11 @@ export interface WriteBudget {
   grown?: GrownBy | undefined;
 }
 
-/** Someone other than the one changing a file who wrote most of its bytes (`bytes`), and `before`, the version before
+/** Someone other than the one changing a file who wrote most of it (`characters` of it), and `before`, the version before
  *  their largest growth of it, whose content is kept. */
 export interface GrownBy {
   by: string;
-  bytes: number;
+  characters: number;
   before?: { version: number; size: number };
 }
 
@@ -70,7 +70,7 @@ function fileTooBig(path: string, size: number, grown: GrownBy | undefined): str
     const back = grown.before
       ? `bmad-files "restore" with version ${grown.before.version} (${n(grown.before.size)} bytes), the one before their largest growth of it, brings it back under the cap; then make this change again`
       : `bmad-files "history" lists its versions: restore one from before their growth of it, or ask them to shrink it`;
-    return `${over} ${grown.by} wrote most of it (${n(grown.bytes)} bytes), not you: ${back}.`;
+    return `${over} ${grown.by} wrote most of it (${n(grown.characters)} characters), not you: ${back}.`;
   }
   if (isMemlogPath(path)) return `${over} A memlog cannot be split: restore an earlier, smaller version (bmad-files "history" lists them), or start a new memlog in another folder.`;
   return `${over} Split it into several files.`;
