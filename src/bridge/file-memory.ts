@@ -8,7 +8,7 @@ import type { BigIntStats } from "node:fs";
 import { resolve } from "node:path";
 import type MiniSearch from "minisearch";
 import { stemmer } from "stemmer";
-import { asStored, entryOf, MAX_TAGS, type Memory, type MemoryEntry, type MemResult, MEMORY_TYPES, normaliseText } from "../core/memory/model.js";
+import { asStored, entryOf, MAX_TAGS, mergeTags, type Memory, type MemoryEntry, type MemResult, MEMORY_TYPES, normaliseText } from "../core/memory/model.js";
 import { LEARNINGS_DIR, MAX_HAND_MEMORIES, MAX_STRUCTURED_MEMORIES, memoryFilesOf, memoryLines, parseHandFile, parseMemoryLines, structuredFile, withinHandMemories } from "../core/memory/files.js";
 import { byRecency, bySeverity, matchesFilter, type Listed, type MemoryFilter, type MemoryOrder, type ProjectMemory, type Recalled } from "../core/memory/store.js";
 import { queryMatcher, queryWords, snippet, words } from "../core/memory/text.js";
@@ -230,7 +230,7 @@ function remembered(rel: string, file: FileState, given: Memory): Made {
   const found = memories.get(memory.id);
   const before = found && found.type === memory.type && found.agent === memory.agent && normaliseText(found.text) === normaliseText(memory.text) ? found : undefined;
   const displaced = found && !before ? [memoryLines([found]).trimEnd()] : [];
-  const tags = before ? [...before.tags, ...memory.tags.filter((t) => !before.tags.includes(t))] : memory.tags;
+  const tags = before ? mergeTags(before.tags, memory.tags) : memory.tags;
   if (before && tags.length === before.tags.length) return { answer: { ok: true, value: { id: memory.id, created: false, tags } } };
   if (tags.length > MAX_TAGS) return { answer: { ok: false, error: `Memory ${memory.id} already has ${before!.tags.length} tags; with these it would pass ${MAX_TAGS}.` } };
   const stored: Memory = before ? { ...before, tags } : memory;

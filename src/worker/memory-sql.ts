@@ -3,7 +3,7 @@
 // diacritics removed), and the memory files people edit in the workspace (`_bmad/_memory/`, read as on the
 // bridge) indexed beside them, again whenever their content changes.
 import { isHandFile, MAX_HAND_MEMORIES, memoryFilesOf, memoryLines, mergeMemoryFiles, parseHandFile, parseMemoryLines, structuredFile, structuredType, type Parsed } from "../core/memory/files.js";
-import { asStored, entryOf, failureFacets, normaliseText, severityRank, type Memory, type MemoryEntry, type MemoryHit, type MemoryType, type MemResult, MAX_TAGS } from "../core/memory/model.js";
+import { asStored, entryOf, failureFacets, mergeTags, normaliseText, severityRank, type Memory, type MemoryEntry, type MemoryHit, type MemoryType, type MemResult, MAX_TAGS } from "../core/memory/model.js";
 import { MAX_FILE_BYTES } from "../core/workspace/limits.js";
 import type { Listed, MemoryFilter, MemoryOrder, Recalled } from "../core/memory/store.js";
 import { fuseRanks } from "../core/memory/fusion.js";
@@ -233,7 +233,7 @@ function remember(storage: DurableObjectStorage, memory: Memory, files: MemoryFi
     const keeper = !by || found?.author === by.label || found?.author === by.owner || found?.author === null;
     const row = found && (found.source === null || (found.source === structuredFile(memory.type) && keeper)) && normaliseText(found.text) === normaliseText(memory.text) ? found : undefined;
     const before = row ? (JSON.parse(row.tags) as string[]) : [];
-    const tags = [...before, ...memory.tags.filter((t) => !before.includes(t))];
+    const tags = mergeTags(before, memory.tags);
     if (row && tags.length === before.length) return { ok: true, value: { id: memory.id, created: false, tags } };
     // A memory's text names it, so anyone could re-send another's with tags of their own ("deprecated"): only the
     // project's owner changes an existing memory's tags.

@@ -358,6 +358,9 @@ describe("memory files a person edits", () => {
     expect(context.structured.stack).toBe("TypeScript");
     expect(context.structured.warnings).toEqual([expect.stringMatching(/^skipped _bmad\/_memory\/project-context\.yaml: line [23]: /)]);
     expect(context.structured.remembered_decisions).toEqual([{ id: expect.any(String), agent: "architect", text: "Hono on Workers.", created_at: expect.any(String) }]);
+    // Its text lists them as recall does, no JSON (review 321: the JSON went twice).
+    expect(context.text).toMatch(/\nremembered_decisions:\n1\. \[decisions\] architect \d{4}-\d\d-\d\d: Hono on Workers\. \(/);
+    expect(context.text).not.toContain('"created_at"');
   });
 });
 

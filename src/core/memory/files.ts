@@ -5,7 +5,7 @@
 //   failure-museum.md              `## CC-FAIL: title`, then `severity: high`, `date:`, `agent:`, `tags:` lines, then the story
 //   shared-context.md              the project's shared context, one memory per `##` section
 // A person edits these by hand: a line that cannot be read is reported with its number, the rest is served.
-import { canonicalAgent, FAILURE_CATEGORIES, MAX_AGENT_CHARS, MAX_TAG_CHARS, MAX_TAGS, MEMORY_LINE, MEMORY_TYPES, SEVERITIES, entryOf, memoryId, type FailureCategory, type Memory, type MemoryEntry, type MemoryType, type Severity } from "./model.js";
+import { canonicalAgent, FAILURE_CATEGORIES, MAX_AGENT_CHARS, MAX_TAG_CHARS, MAX_TAGS, MEMORY_LINE, MEMORY_TYPES, mergeTags, SEVERITIES, entryOf, memoryId, type FailureCategory, type Memory, type MemoryEntry, type MemoryType, type Severity } from "./model.js";
 import { cutAt, lines } from "../lines.js";
 
 export const MEMORY_DIR = "_bmad/_memory";
@@ -125,8 +125,8 @@ export function parseMemoryLines(text: string, path: string): Parsed & { memorie
 
 /** The memory with these tags added (the first MAX_TAGS kept). */
 function withTags(memory: Memory, tags: readonly string[]): Memory {
-  const added = tags.filter((t) => !memory.tags.includes(t));
-  return added.length ? { ...memory, tags: [...memory.tags, ...added].slice(0, MAX_TAGS) } : memory;
+  const merged = mergeTags(memory.tags, tags);
+  return merged.length > memory.tags.length ? { ...memory, tags: merged.slice(0, MAX_TAGS) } : memory;
 }
 
 /** The file's text: sorted by id, keys in one order, one memory per line. */

@@ -83,19 +83,34 @@ export function asStored(memory: Memory, stored: Iterable<Pick<Memory, "id" | "t
   return memory;
 }
 
-/** Tags as stored: trimmed, without repeats; or why they are refused. */
+/** A tag as repeats are found by: NFC, without characters that show as nothing (review 321: `café` typed in two
+ *  forms was two tags). */
+const tagKey = (tag: string) => tag.normalize("NFC").replace(/\p{Cf}/gu, "");
+
+/** `before`'s tags, then those of `added` it has not, by tagKey. */
+export function mergeTags(before: readonly string[], added: readonly string[]): string[] {
+  const seen = new Set(before.map(tagKey));
+  const out = [...before];
+  for (const tag of added) {
+    if (!seen.has(tagKey(tag))) out.push(tag);
+    seen.add(tagKey(tag));
+  }
+  return out;
+}
+
+/** Tags as stored: trimmed, NFC, without repeats (mergeTags); or why they are refused. */
 export function checkTags(tags: readonly string[]): MemResult<string[]> {
   if (tags.length > MAX_TAGS) return { ok: false, error: `${tags.length} tags given; at most ${MAX_TAGS}: keep the ones a search would use.` };
-  const out: string[] = [];
+  let out: string[] = [];
   for (const raw of tags) {
-    const tag = raw.trim();
+    const tag = raw.trim().normalize("NFC");
     if (!tag) return { ok: false, error: "A tag is empty: drop it or give it a word." };
     if ([...tag].length > MAX_TAG_CHARS) return { ok: false, error: `Tag "${tag.slice(0, 40)}..." is ${[...tag].length} characters; tags are at most ${MAX_TAG_CHARS}.` };
     if (!isOneLine(tag)) return { ok: false, error: `Tag "${tag.slice(0, 40)}" contains a control character (newline, tab, ...): use plain words.` };
     // Judged as the text is (review 320: a token as a tag was stored, shown to every member, and held its file from push).
     const secret = shapedSecretAt(tag);
     if (secret) return { ok: false, error: `A tag holds what looks like a secret${secretPlace({ ...secret, line: undefined })}: memory is shared with the project's members and pushed with its files, so keep the secret out (say where it is kept instead).` };
-    if (!out.includes(tag)) out.push(tag);
+    out = mergeTags(out, [tag]);
   }
   return { ok: true, value: out };
 }

@@ -38,7 +38,8 @@ export function shownEntry<T extends MemoryEntry>(e: T): T & { cut?: string } {
 const shownHits = (hits: MemoryHit[]) => hits.map(({ score: _order, ...hit }) => shownEntry(hit));
 
 /** One line per entry: what a caller reads; the entries (shownEntry) go out as structured content. */
-function line(e: MemoryEntry | MemoryHit, i: number): string {
+/** A memory as the text answers list it: number, type, agent, date, the text, tags, where it is and whose. */
+export function memoryLine(e: MemoryEntry | MemoryHit, i: number): string {
   // Every part a file gave is put on one line (review 81: a museum's agent and tags kept NEL and bidi controls).
   const head = asOneLine(`${i + 1}. [${e.type}${e.category ? ` ${e.category}` : ""}${e.severity && e.type === "failures" ? ` ${e.severity}` : ""}] ${e.agent}${e.created_at ? ` ${e.created_at.slice(0, 10)}` : ""}`);
   const body = "snippet" in e ? e.snippet : shownEntry(e).text;
@@ -116,7 +117,7 @@ export const recallStructured = defineTool({
       const how = mode === "hybrid" ? "BM25 and vector similarity, fused" : "BM25 full-text ranking";
       const none = queryWords(args.query).length ? `Nothing in ${project}'s memory matches "${args.query.slice(0, 80)}" (${how}).` : "The query has no words to search for: give some.";
       const head = hits.length ? `${hits.length} memor${hits.length === 1 ? "y" : "ies"} in ${project} (${how}):` : none;
-      return done([head + whose({ project, owner }), ...hits.map(line)].join("\n") + warned(warnings), { mode, hits: shownHits(hits), ...origin({ project, owner }), ...(warnings.length ? { warnings } : {}) });
+      return done([head + whose({ project, owner }), ...hits.map(memoryLine)].join("\n") + warned(warnings), { mode, hits: shownHits(hits), ...origin({ project, owner }), ...(warnings.length ? { warnings } : {}) });
     }),
 });
 
@@ -142,13 +143,13 @@ export const getAgentMemory = defineTool({
         if (!found.ok) return fail(found.error);
         const { hits, warnings } = found.value;
         const head = hits.length ? `${agent.value}'s learnings matching "${args.query.slice(0, 80)}":` : `No learning of ${agent.value} matches "${args.query.slice(0, 80)}".`;
-        return done([head + whose(where), ...hits.map(line)].join("\n") + warned(warnings), { agent: agent.value, learnings: shownHits(hits), ...origin(where), ...(warnings.length ? { warnings } : {}) });
+        return done([head + whose(where), ...hits.map(memoryLine)].join("\n") + warned(warnings), { agent: agent.value, learnings: shownHits(hits), ...origin(where), ...(warnings.length ? { warnings } : {}) });
       }
       const listed = await memory.list(filter, "recent", limit);
       if (!listed.ok) return fail(listed.error);
       const { entries, total, warnings } = listed.value;
       const head = entries.length ? `${agent.value}'s learnings, newest first (${entries.length} of ${n(total)}):` : `No learnings of ${agent.value} yet: ${TOOL.rememberStructured} with type "agent-learnings" keeps one, or _bmad/_memory/agent-learnings/${agent.value}.md.`;
-      return done([head + whose(where), ...entries.map(line)].join("\n") + warned(warnings), { agent: agent.value, learnings: entries.map(shownEntry), total, ...origin(where), ...(warnings.length ? { warnings } : {}) });
+      return done([head + whose(where), ...entries.map(memoryLine)].join("\n") + warned(warnings), { agent: agent.value, learnings: entries.map(shownEntry), total, ...origin(where), ...(warnings.length ? { warnings } : {}) });
     }),
 });
 
@@ -169,7 +170,7 @@ export const getFailureMuseum = defineTool({
       if (!listed.ok) return fail(listed.error);
       const { entries, total, warnings } = listed.value;
       const head = entries.length ? `Failure museum${category ? ` (${category})` : ""}, worst first (${entries.length} of ${n(total)}):` : `No failures recorded${category ? ` as ${category}` : ""}.`;
-      return done([head + whose(where), ...entries.map(line)].join("\n") + warned(warnings), { failures: entries.map(shownEntry), total, ...origin(where), ...(warnings.length ? { warnings } : {}) });
+      return done([head + whose(where), ...entries.map(memoryLine)].join("\n") + warned(warnings), { failures: entries.map(shownEntry), total, ...origin(where), ...(warnings.length ? { warnings } : {}) });
     }),
 });
 

@@ -13,7 +13,7 @@ import { codeSpan } from "../../workspace/paths.js";
 import { holdsShapedSecret } from "../../catalog/config.js";
 import { lines } from "../../lines.js";
 import type { Result } from "../../result.js";
-import { newMemory, projectField, shownEntry } from "./memory.tools.js";
+import { memoryLine, newMemory, projectField, shownEntry } from "./memory.tools.js";
 
 function noProject(tool: string) {
   // A command, not a path in this repository, which the user of a remote server has not got (review 213).
@@ -73,18 +73,20 @@ export const getProjectContext = defineTool({
     // context is its people's, not the caller's: labelled.
     // (The bridge's one project is its folder: not named.)
     const value = memory && (memory.owner || !deps.project) ? { project: memory.project, ...base, ...(memory.owner ? { shared_by: memory.owner } : {}) } : base;
-    return done(contextText(value, planned), value);
+    return done(contextText(value, planned, decided?.ok ? decided.value.entries.map(memoryLine) : []), value);
   },
 });
 
 /** The context as prose, the JSON going out once, in structuredContent (MCP: structured content and a text rendering;
  *  review 315: the same JSON was sent twice): where the project stands (work), then each field given, "none" where null. */
-function contextText(value: Record<string, unknown>, planned: Record<string, WorkDocument> | undefined): string {
-  const { project, shared_by, work, planning_artifacts: _named, ...fields } = value;
+function contextText(value: Record<string, unknown>, planned: Record<string, WorkDocument> | undefined, decisions: string[]): string {
+  const { project, shared_by, work, planning_artifacts: _named, remembered_decisions: _decided, ...fields } = value;
   const head = typeof project === "string" ? [`Project ${project}${typeof shared_by === "string" ? ` (shared by ${shared_by})` : ""}:`] : [];
   const documents = planned ? [`planning_artifacts: ${Object.entries(planned).map(([step, d]) => `${step} ${codeSpan(d.path)}${d.status ? ` (status: ${JSON.stringify(d.status)})` : ""}`).join(", ")}`] : [];
   const shown = (v: unknown) => (v === null ? " none" : typeof v !== "string" ? ` ${JSON.stringify(v)}` : v.includes("\n") ? `\n${v}` : ` ${v}`);
-  return [...head, ...(typeof work === "string" ? [work] : []), ...documents, ...Object.entries(fields).flatMap(([key, v]) => (v === undefined ? [] : [`${key}:${shown(v)}`]))].join("\n");
+  // Remembered decisions as recall lists them, not as JSON (review 321).
+  const remembered = decisions.length ? ["remembered_decisions:", ...decisions] : [];
+  return [...head, ...(typeof work === "string" ? [work] : []), ...documents, ...Object.entries(fields).flatMap(([key, v]) => (v === undefined ? [] : [`${key}:${shown(v)}`])), ...remembered].join("\n");
 }
 
 /** The step of bmad-help.csv whose document holds each field: BMAD 6.12 writes its architecture (ARCHITECTURE-SPINE.md)
