@@ -2,7 +2,7 @@
 // composed (`caf\u00e9.md`): the two look alike, and Linux reads them as two files (review 275: a read was "not found",
 // closest "café.md", and a write made an identical-looking copy that the model's edits went to).
 import { join } from "node:path";
-import { foldPath, shownPath, TWIN_DIFFERENCE, unicodeTwinsRefusal } from "../core/workspace/paths.js";
+import { foldPath, showTwins, TWIN_DIFFERENCE, unicodeTwinsRefusal } from "../core/workspace/paths.js";
 import type { WsResult } from "../core/workspace/store.js";
 
 /** `rel` as found on disk: the path to use, and for a path that is new, `twin`, a name already there that macOS and
@@ -19,8 +19,10 @@ export interface Folders {
 }
 
 /** Why a new file is not made beside its twin (OnDisk): bmad-files' answer and a script's error alike. */
-export const twinRefusal = (rel: string, twin: NonNullable<OnDisk["twin"]>) =>
-  `Cannot put a file at ${shownPath(rel)}: ${shownPath(twin.there)} is there, and macOS and Windows read both names as one, or they print alike (${TWIN_DIFFERENCE}). Write to ${shownPath(twin.path)}, or choose another name.`;
+export function twinRefusal(rel: string, twin: NonNullable<OnDisk["twin"]>): string {
+  const shown = showTwins(rel, twin.path);
+  return `Cannot put a file at ${shown(rel)}: ${shown(twin.there)} is there, and macOS and Windows read both names as one, or they print alike (${TWIN_DIFFERENCE}). Write to ${shown(twin.path)}, or choose another name.`;
+}
 
 /** Each name of `rel` as given where it is there; else the one name in its folder that is the same text in another
  *  Unicode form (several: refused, each spelled out, as they print alike). Costs a look at the folders on its way only

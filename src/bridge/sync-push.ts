@@ -16,7 +16,7 @@ import { structuredType } from "../core/memory/files.js";
 import type { Remote, RemoteContent } from "./sync-remote.js";
 import { DATA_FILE, holdsSecrets, sanitizeConfigText, secretPlace, shapedSecretAt } from "../core/catalog/config.js";
 import { lines } from "../core/lines.js";
-import { changeRefusal, checkWorkspacePath, foldPath, printable, spelled, TWIN_DIFFERENCE, unportableName } from "../core/workspace/paths.js";
+import { changeRefusal, checkWorkspacePath, foldPath, printable, showTwins, TWIN_DIFFERENCE, unportableName } from "../core/workspace/paths.js";
 
 /** `over`: --force sends it over a change on the remote since the pull, at this version (the one pulled; 0: none):
  *  its line says whose change it replaced (review 264: such lines read as ordinary ones). */
@@ -109,8 +109,8 @@ function nameClashes(listed: Iterable<string>): { add: (path: string) => void; c
     const key = foldPath(path);
     const twin = files.get(key);
     if (twin !== undefined && twin !== path) {
-      // Names in NFC and NFD print alike: then both are spelled out, so the user sees which is which.
-      const [mine, theirs] = printable(twin).normalize() === printable(path).normalize() ? [spelled(path), spelled(twin)] : [printable(path), printable(twin)];
+      const shown = showTwins(path, twin, printable);
+      const [mine, theirs] = [shown(path), shown(twin)];
       return `the remote has ${theirs}, a name macOS and Windows read as this one, or that prints as it (${mine}: ${TWIN_DIFFERENCE}), so it takes no file here: rename yours to push it`;
     }
     for (let at = key.indexOf("/"); at >= 0; at = key.indexOf("/", at + 1)) {

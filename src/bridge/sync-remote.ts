@@ -5,7 +5,7 @@
 import { type Client, UnauthorizedError } from "@modelcontextprotocol/client";
 import * as z from "zod";
 import { MAX_FILE_BYTES, MAX_FILES, MAX_LISTED } from "../core/workspace/limits.js";
-import { changeRefusal, checkWorkspacePath, foldPath, printable, TWIN_DIFFERENCE } from "../core/workspace/paths.js";
+import { changeRefusal, checkWorkspacePath, foldPath, printable, showTwins, TWIN_DIFFERENCE } from "../core/workspace/paths.js";
 import { TOOL } from "../core/surface/names.js";
 import { sha256, SYNC_FOLDERS } from "./sync.js";
 import { count as n } from "../core/count.js";
@@ -181,7 +181,10 @@ export class RemoteWorkspace {
       }
       // README.md and readme.md, or a name in NFC and NFD: one file on macOS and Windows, so one would overwrite the other.
       const twin = folded.get(foldPath(path));
-      if (twin !== undefined) problems.push(`The remote lists both "${printable(twin)}" and "${printable(path)}", one file on macOS and Windows, or two that print alike (${TWIN_DIFFERENCE}); rename one on the remote, then pull.`);
+      if (twin !== undefined) {
+        const shown = showTwins(path, twin, printable);
+        problems.push(`The remote lists both "${shown(twin)}" and "${shown(path)}", one file on macOS and Windows, or two that print alike (${TWIN_DIFFERENCE}); rename one on the remote, then pull.`);
+      }
       folded.set(foldPath(path), path);
       // "a" and "a/b" both files: no folder can hold that.
       const parts = path.split("/");

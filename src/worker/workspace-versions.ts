@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { closestFiles, suggestion } from "../core/catalog/closest.js";
 import { zonedTime } from "../core/runtime/time-zone.js";
 import { folderFull, folderOf, MAX_HISTORY_BYTES, type GrownBy } from "../core/workspace/limits.js";
-import { shownPath, TWIN_DIFFERENCE, unicodeTwinsRefusal, unportableName } from "../core/workspace/paths.js";
+import { shownPath, showTwins, TWIN_DIFFERENCE, unicodeTwinsRefusal, unportableName } from "../core/workspace/paths.js";
 import type { AuthoredEntry, DeletedFile, FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
 import { FileListing } from "./workspace-listing.js";
 import type { Glob } from "../core/catalog/glob.js";
@@ -193,7 +193,8 @@ export class VersionedFiles {
     const twin = this.current().twin(path);
     const merged = `macOS and Windows read both names as one, or they print alike (${TWIN_DIFFERENCE}: a pull could not write both)`;
     // Each name shown with what in it shows as nothing written out: the two read alike (review 316).
-    const [at, there] = [shownPath(path), twin && shownPath(twin.path)];
+    const shown = twin ? showTwins(path, twin.path) : shownPath;
+    const [at, there] = [shown(path), twin && shown(twin.path)];
     if (twin?.is === "file") return `Cannot put a file at ${at}: ${there} is there, and ${merged.replace("as one", "as one file")}. Write to ${there}, or choose another name.`;
     if (twin?.is === "file above") return `Cannot put a file at ${at}: ${there} is a file, and ${merged}: a file cannot hold others. Choose another path.`;
     if (twin) return `Cannot put a file at ${at}: ${there} is there, in a folder ${merged}. Choose another name.`;

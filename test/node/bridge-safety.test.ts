@@ -1216,6 +1216,12 @@ describe("what a change replaced is kept a week", () => {
     expect(unseen.isError).toBe(true);
     expect(unseen.text).toContain('Cannot put a file at "forms/pr\\u200bd.md": forms/prd.md is there, and macOS and Windows read both names as one, or they print alike');
     rmSync(join(dir, "forms/prd.md"));
+    // Nor one without the zero-width non-joiner a Persian name there is written with, both spelled out: they print alike
+    // (review 321).
+    writeFileSync(join(dir, "forms/\u06cc\u0627\u062f\u062f\u0627\u0634\u062a\u200c\u0647\u0627.md"), "the user's notes\n");
+    const joined = await files(client, { action: "write", path: "forms/\u06cc\u0627\u062f\u062f\u0627\u0634\u062a\u0647\u0627.md", content: "x\n" });
+    expect(joined.text).toContain("Cannot put a file at forms/\\u06cc\\u0627\\u062f\\u062f\\u0627\\u0634\\u062a\\u0647\\u0627.md: forms/\\u06cc\\u0627\\u062f\\u062f\\u0627\\u0634\\u062a\\u200c\\u0647\\u0627.md is there");
+    rmSync(join(dir, "forms/\u06cc\u0627\u062f\u062f\u0627\u0634\u062a\u200c\u0647\u0627.md"));
     // Two forms there and a third asked: refused, each spelled out, as they print alike.
     writeFileSync(join(dir, "forms/\u1ec7.md"), "composed\n");
     writeFileSync(join(dir, "forms/e\u0323\u0302.md"), "decomposed\n");

@@ -708,6 +708,29 @@ describe("the views on the bridge", () => {
     });
   });
 
+  // Review 321: a Persian name's zero-width non-joiner, between two letters as the script is written, showed as ⟦U+200C⟧.
+  it("shows a name with a join its script writes as written, in the map and on the board", async () => {
+    const library = "\u06a9\u062a\u0627\u0628\u200c\u062e\u0627\u0646\u0647";
+    const doc = `${PLAN}/${library}.md`;
+    writeFileSync(join(tmp.dir, doc), "---\nstatus: draft\n---\n# Library\n");
+    try {
+      const map = await call("bmad-map", {});
+      expect(toolText(map)).toContain(`${doc} [draft]`);
+      const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-map")).html, map, call);
+      await expect.poll(() => frame.locator(`.artifact[data-path="${doc}"] .open`).textContent()).toBe(doc);
+      await page.close();
+    } finally {
+      rmSync(join(tmp.dir, doc));
+    }
+    await withSprint(`development_status:\n  epic-1: in-progress\n  1-2-${library}-sync: backlog\n`, async () => {
+      const board = await call("bmad-board", {});
+      expect(toolText(board)).toContain(`epic-1 [in-progress]: 1-2-${library}-sync=backlog`);
+      const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-board")).html, board, call);
+      await expect.poll(() => frame.locator(`.card[data-story="1-2-${library}-sync"] span`).first().textContent()).toBe(`1-2-${library}-sync`);
+      await page.close();
+    });
+  });
+
   // Review 281: a twin key holding a zero-width space read as the real story, on its card and in the board's text.
   it("writes out a story key's invisible format characters, and moves the twin by that name", async () => {
     await withSprint("development_status:\n  epic-1: in-progress\n  1-1-add-a-todo: ready-for-dev\n  1-1-add-a\u200b-todo: backlog\n", async () => {

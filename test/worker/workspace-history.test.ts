@@ -483,4 +483,14 @@ describe("a name in another Unicode form (review 300-2)", () => {
     expect(listed).toContain('\n"docs/\\u200bnotes.md" v1 2 B');
     expect(listed).toContain(`\n${persian} v1 2 B`);
   });
+
+  // Review 321: a zero-width non-joiner between Persian letters is kept as written, so the twin without it printed alike.
+  it("spells out both names where a file's twin differs by a join a script writes", async () => {
+    const project = unique("unicode-join");
+    expect((await olive.project({ action: "create", name: project })).isError).toBe(false);
+    expect((await olive.files({ action: "write", project, path: "notes/\u06cc\u0627\u062f\u062f\u0627\u0634\u062a\u200c\u0647\u0627.md", content: "ok\n" })).isError).toBe(false);
+    const out = await olive.files({ action: "write", project, path: "notes/\u06cc\u0627\u062f\u062f\u0627\u0634\u062a\u0647\u0627.md", content: "no joiner\n" });
+    expect(out.isError).toBe(true);
+    expect(out.text).toContain("Cannot put a file at notes/\\u06cc\\u0627\\u062f\\u062f\\u0627\\u0634\\u062a\\u0647\\u0627.md: notes/\\u06cc\\u0627\\u062f\\u062f\\u0627\\u0634\\u062a\\u200c\\u0647\\u0627.md is there");
+  });
 });

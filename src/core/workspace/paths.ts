@@ -3,7 +3,7 @@
 // URIs are percent-decoded once and the result is checked again.
 import { BMAD_SCHEME } from "../catalog/paths.js";
 import type { Result } from "../result.js";
-import { holdsLoneSurrogate, isOneLine } from "../lines.js";
+import { holdsLoneSurrogate, INVISIBLE, isOneLine, writeOutInvisible } from "../lines.js";
 
 export const MAX_PATH_CHARS = 512;
 /** Names in a path, at most: far past any BMAD folder's, and what the bridge's walks reach (review 47: 512 characters
@@ -323,58 +323,15 @@ export function projectUri(project: string, path: string): string {
   return `${PROJECTS_PREFIX}${project}/${path.split("/").map(encodeURIComponent).join("/")}`;
 }
 
-/** Characters a terminal acts on, or that show as nothing: controls (ESC starts sequences that retitle the window, write
- *  the clipboard or move the cursor over lines already printed), format characters (the bidi marks that reorder what is
- *  shown, `report\u202Emd.sh` reading as `reporths.dm`; zero-width ones, the soft hyphen, tags), line and paragraph
- *  separators, and every default-ignorable, private-use or unassigned code point, by Unicode category and property: a
- *  list of them missed some (reviews 29 and 31). Line breaks and tabs are the text's own lines. */
-const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/u;
-/** Which invisible characters are shown as part of the characters around them, and only in well-formed sequences: a
- *  zero-width joiner between two emoji, one variation selector after an emoji, a zero-width non-joiner between two
- *  letters of a script that joins, and a flag's tags after U+1F3F4. Anywhere else each is escaped: kept after any
- *  non-ASCII character, `résumé\u200d.md` and a sentence in tag characters printed as `résumé.md` (review 32). */
-const EMOJI = /\p{Extended_Pictographic}/u;
-const EMOJI_PART = /[\ufe0f\u{1f3fb}-\u{1f3ff}]/u;
-const LETTER = /\p{L}/u;
-const TAG = /[\u{e0020}-\u{e007f}]/u;
-const MAX_FLAG_TAGS = 8;
-
-function joinsHere(chars: string[], i: number, tags: number): boolean {
-  const c = chars[i]!;
-  const before = chars[i - 1] ?? "";
-  const after = chars[i + 1] ?? "";
-  if (c === "\u200d") {
-    // The emoji before it may carry a selector or a skin tone.
-    let j = i - 1;
-    while (j > 0 && EMOJI_PART.test(chars[j]!)) j--;
-    return EMOJI.test(chars[j] ?? "") && EMOJI.test(after);
-  }
-  if (c === "\ufe0f" || c === "\ufe0e") return EMOJI.test(before);
-  if (c === "\u200c") return LETTER.test(before) && before > "\u007f" && LETTER.test(after) && after > "\u007f";
-  if (TAG.test(c)) return tags > 0 && tags <= MAX_FLAG_TAGS;
-  return false;
-}
-
 const escaped = (c: string) => {
   const code = c.codePointAt(0)!;
   return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
 };
 
 /** `text` as a terminal shows it plainly: every character it would act on, or show as nothing, written as its escape
- *  (`\u001b`). Every writer of outside text (a remote's, the project's) to the user's terminal goes through it. */
-export function terminalText(text: string): string {
-  const chars = [...text];
-  let out = "";
-  // Tags seen since a black flag (U+1F3F4), which a flag's tags follow; 0: not in a flag.
-  let tags = 0;
-  for (let i = 0; i < chars.length; i++) {
-    const c = chars[i]!;
-    tags = c === "\u{1f3f4}" ? 1 : TAG.test(c) && tags > 0 ? tags + 1 : 0;
-    if (c === "\n" || c === "\t" || !INVISIBLE.test(c) || joinsHere(chars, i, tags - 1)) out += c;
-    else out += escaped(c);
-  }
-  return out;
-}
+ *  (`\u001b`), by writeOutInvisible's rule; line breaks and tabs are the text's own lines. Every writer of outside text
+ *  (a remote's, the project's) to the user's terminal goes through it. */
+export const terminalText = (text: string): string => writeOutInvisible(text, (c) => (c === "\n" || c === "\t" ? c : escaped(c)));
 
 /** A project's path as a line of an answer shows it: as it is, or where it holds a character that shows as nothing
  *  or that a terminal acts on (a zero-width space, a bidi mark, a line break), as a JSON string with each such
@@ -402,6 +359,19 @@ export const spelled = (path: string) =>
     const code = c.codePointAt(0)!;
     return code < 0x80 ? c : code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
   }).join("");
+
+/** How a refusal shows names beside `path` and its `twin` (names that fold alike: foldPath): as `show` shows each, or,
+ *  where those two print alike (they differ in Unicode form, or in a join a script writes, which shownPath keeps as
+ *  written: `یادداشت\u200cها.md` beside `یادداشتها.md`, review 321), spelled out, code points. */
+export function showTwins(path: string, twin: string, show: (name: string) => string = shownPath): (name: string) => string {
+  // Compared to the depth of the shorter: a file's twin may be a folder above it, or one below which files are.
+  const depth = Math.min(path.split("/").length, twin.split("/").length);
+  const prints = (name: string) => printsAs(show(name.split("/").slice(0, depth).join("/")));
+  return prints(path) === prints(twin) ? spelled : show;
+}
+/** A name as shown, as it prints: without what shows as nothing (the joins kept as written), in one Unicode form. */
+const INVISIBLE_ALL = new RegExp(INVISIBLE.source, "gu");
+const printsAs = (shown: string) => shown.replace(INVISIBLE_ALL, "").normalize("NFC");
 
 /** What two names that fold alike (foldPath) differ in, for the answers that refuse one beside the other. */
 export const TWIN_DIFFERENCE = "they differ only in case, Unicode form, a trailing dot or a character that shows as nothing";
