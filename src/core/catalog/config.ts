@@ -5,7 +5,7 @@ import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { stringify as stringifyYaml } from "yaml";
 import { parseBoundedToml, parseBoundedYaml, pastYamlSize, tooHeavyToParse, TooHeavy } from "../yaml.js";
 import { foldPath } from "../workspace/paths.js";
-import { lines, trimEnd } from "../lines.js";
+import { lines, showName, trimEnd } from "../lines.js";
 import { sha256Hex } from "../workspace/installer-manifests.js";
 import { shownText, startsWithBom } from "../workspace/file-text.js";
 
@@ -238,7 +238,8 @@ function firstLineGivingSecret(text: string): number {
 /** Where shapedSecretAt found a secret, as an answer names it: ` (line 3, "ghp_abcd…")`, ` (line 9, …the fence on line
  *  5…)`, or nothing. */
 export function secretPlace(at: { line?: number; word?: string; fence?: number; withAbove?: true }): string {
-  const parts = [...(at.line ? [`line ${at.line}`] : []), ...(at.word ? [JSON.stringify(at.word)] : [])];
+  // The word's start with what shows as nothing written out (review 324: a raw U+2060 in the answer).
+  const parts = [...(at.line ? [`line ${at.line}`] : []), ...(at.word ? [JSON.stringify(showName(at.word))] : [])];
   if (at.fence) parts.push(`read as a setting: the fence opened on line ${at.fence} makes the lines in it read as settings, so close it where they end`);
   if (at.withAbove) parts.push("read with the lines above it");
   return parts.length ? ` (${parts.join(", ")})` : "";

@@ -4,7 +4,7 @@ import * as z from "zod";
 import type { Result } from "../result.js";
 import { uuidV5 } from "./uuid.js";
 import { count as n } from "../count.js";
-import { isOneLine } from "../lines.js";
+import { isOneLine, writeOutInvisible } from "../lines.js";
 import { secretPlace, shapedSecretAt } from "../catalog/config.js";
 
 export const MEMORY_TYPES = ["shared-context", "decisions", "agent-learnings", "failures", "stories"] as const;
@@ -85,7 +85,7 @@ export function asStored(memory: Memory, stored: Iterable<Pick<Memory, "id" | "t
 
 /** A tag as repeats are found by: NFC, without characters that show as nothing (review 321: `café` typed in two
  *  forms was two tags). */
-const tagKey = (tag: string) => tag.normalize("NFC").replace(/\p{Cf}/gu, "");
+const tagKey = (tag: string) => writeOutInvisible(tag.normalize("NFC"), () => "");
 
 /** `before`'s tags, then those of `added` it has not, by tagKey. */
 export function mergeTags(before: readonly string[], added: readonly string[]): string[] {
@@ -103,7 +103,9 @@ export function checkTags(tags: readonly string[]): MemResult<string[]> {
   if (tags.length > MAX_TAGS) return { ok: false, error: `${tags.length} tags given; at most ${MAX_TAGS}: keep the ones a search would use.` };
   let out: string[] = [];
   for (const raw of tags) {
-    const tag = raw.trim().normalize("NFC");
+    // Stored as read: NFC, without characters that show as nothing (a join a script writes stays; review 324: a tag
+    // kept a zero-width space and was echoed with it).
+    const tag = writeOutInvisible(raw.trim().normalize("NFC"), () => "");
     if (!tag) return { ok: false, error: "A tag is empty: drop it or give it a word." };
     if ([...tag].length > MAX_TAG_CHARS) return { ok: false, error: `Tag "${tag.slice(0, 40)}..." is ${[...tag].length} characters; tags are at most ${MAX_TAG_CHARS}.` };
     if (!isOneLine(tag)) return { ok: false, error: `Tag "${tag.slice(0, 40)}" contains a control character (newline, tab, ...): use plain words.` };
