@@ -9,7 +9,7 @@ import { basename } from "node:path";
 import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, keptRoom, landedOrDropped, noteWrite, type Replaced } from "./kept-versions.js";
-import { inSyncFolders, isLitter, type Local, readLocal, type Refusal, Report, sentence, sha256, shellWord, standingAt, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
+import { filesHere, inSyncFolders, isLitter, type Local, readLocal, type Refusal, Report, sentence, sha256, shellWord, standingAt, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
 import { isInstallFile, isPersonalFile, notCarried, pullLeaves, seededIgnore } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
 import type { Remote, RemoteContent, RemoteWorkspace } from "./sync-remote.js";
@@ -17,7 +17,8 @@ import { loadState, localOnlyHere, localOnlyPaths, MAX_MEMORY_BY_CHARS, pulledRe
 import type { Result } from "../core/result.js";
 import { parseMemoryLines, structuredType } from "../core/memory/files.js";
 import { othersOn, type ByOthers } from "../core/workspace/line-authors.js";
-import { changeRefusal, isScriptPath } from "../core/workspace/paths.js";
+import { changeRefusal, isScriptPath, printable, showTwins, TWIN_DIFFERENCE } from "../core/workspace/paths.js";
+import { FoldedNames } from "../core/workspace/folded-names.js";
 import { MAX_PROJECT_BYTES, MIB } from "../core/workspace/limits.js";
 import { scriptPlace, type BmadScripts } from "../core/runtime/scripts.js";
 import { isMemlogPath } from "../core/runtime/memlog-text.js";
@@ -172,6 +173,14 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       report.add("left", path, `${at} here is a ${here} of yours where the workspace has a ${there}: move it aside to pull this${replace}`);
     }
   }
+  // A name the remote's is here spelled otherwise (foldPath): on macOS and Windows its write would land on that file,
+  // on Linux stand beside it, alike to the eye (review 324: a member's plan\u200d.md, report.md and an NFD résumé.md
+  // were added beside the owner's own, never pushed, and would have replaced them on APFS). Left, as push holds one back.
+  const removing = new Set(steps.flatMap((step) => (step.op === "delete" || step.op === "litter" ? [step.path] : [])));
+  const twins = await twinsHere(o.dir, fetches.flatMap((f) => (f.local.kind === "missing" ? [f.path] : [])), removing);
+  for (const [path, note] of twins) report.add("left", path, note);
+  for (const f of fetches) if (twins.has(f.path) && f.synced) steps.push({ op: "record", path: f.path, file: f.synced });
+  const fetching = fetches.filter((f) => !twins.has(f.path));
   // Refused here or not, the rest are read and judged too: the user sees every conflict before any --force (review
   // 264: a pull named one file in the way, and the --force it advised replaced two more it never named).
 
@@ -180,7 +189,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   // of 1 MiB were 781 MB held and 594 MiB written, review 27).
   let held = 0;
   const tooMuch: Remote<never> = { ok: false, error: `the remote's files add up to more than ${MAX_PROJECT_BYTES / MIB} MiB, more than a workspace holds. Check that --remote names a bmad-mcp server.` };
-  const contents = await mapLimited(fetches, READS_AT_ONCE, async (f) => {
+  const contents = await mapLimited(fetching, READS_AT_ONCE, async (f) => {
     if (held > MAX_PROJECT_BYTES) return tooMuch;
     const read = await o.workspace.read(f.path);
     if (read.ok) held += read.value.bytes.length;
@@ -190,7 +199,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   let settingsLeft = 0;
   /** The user's own install of BMAD here, which no pull brought: kept, said once with what the remote's settings say otherwise. */
   const ownInstall: Array<{ path: string; local: Local; remote: Uint8Array }> = [];
-  for (const [i, f] of fetches.entries()) {
+  for (const [i, f] of fetching.entries()) {
     const read = contents[i]!;
     if (!read.ok) {
       // Deleted on the remote since the listing (a collaborator at work): decided as if the listing had not had it.
@@ -383,6 +392,30 @@ async function holdBackUnkept(o: SyncOptions, steps: Step[], plan: { localOf: Ma
     const synced = step.path === forPath(step) ? plan.known.get(step.path) : undefined;
     return synced ? [{ op: "record", path: step.path, file: synced }] : [];
   });
+}
+
+/** Why each of `paths` (names not here as spelled) is not written beside a name here that folds as it does (FoldedNames:
+ *  a file, a file where it needs a folder, or a folder of its name), by path. What the pull removes (`removing`) stands
+ *  in no way: a rename by case on the remote, a folder it replaces by a file. The disk's names are walked and folded once, and only when there are new names to look for. */
+async function twinsHere(dir: string, paths: string[], removing: ReadonlySet<string>): Promise<Map<string, string>> {
+  const notes = new Map<string, string>();
+  if (!paths.length) return notes;
+  const here = new FoldedNames((await filesHere(dir)).filter((path) => !removing.has(path)));
+  const why = "a name macOS and Windows read as this one, or that prints as it";
+  for (const path of paths) {
+    const found = here.clash(path);
+    if (found?.kind === "file") {
+      const shown = showTwins(path, found.at, printable);
+      const [theirs, yours] = [shown(path), shown(found.at)];
+      notes.set(path, `${yours} is here, ${why} (${theirs}: ${TWIN_DIFFERENCE}), so the pull writes nothing beside it: rename yours to pull this`);
+    } else if (found?.kind === "above") {
+      notes.set(path, `${printable(found.at)} is a file here, ${why.replace("this one", "this one's folder")} (${TWIN_DIFFERENCE}), so the pull writes nothing below it: rename yours to pull this`);
+    } else if (found?.kind === "folder") {
+      const folder = found.below.split("/").slice(0, path.split("/").length).join("/");
+      notes.set(path, `${printable(folder)} is a folder here (it holds ${printable(found.below)}), ${why} (${TWIN_DIFFERENCE}), so the pull writes nothing beside it: rename yours to pull this`);
+    }
+  }
+  return notes;
 }
 
 function planRemoteDeletion(o: SyncOptions, path: string, local: Local, synced: SyncedFile | undefined, localChanged: boolean, into: { refusals: Refusal[]; steps: Step[] }): void {

@@ -16,7 +16,8 @@ import { structuredType } from "../core/memory/files.js";
 import type { Remote, RemoteContent } from "./sync-remote.js";
 import { DATA_FILE, holdsSecrets, sanitizeConfigText, secretPlace, shapedSecretAt } from "../core/catalog/config.js";
 import { lines } from "../core/lines.js";
-import { changeRefusal, checkWorkspacePath, foldPath, printable, showTwins, TWIN_DIFFERENCE, unportableName } from "../core/workspace/paths.js";
+import { changeRefusal, checkWorkspacePath, printable, showTwins, TWIN_DIFFERENCE, unportableName } from "../core/workspace/paths.js";
+import { FoldedNames } from "../core/workspace/folded-names.js";
 
 /** `over`: --force sends it over a change on the remote since the pull, at this version (the one pulled; 0: none):
  *  its line says whose change it replaced (review 264: such lines read as ordinary ones). */
@@ -91,36 +92,19 @@ export function shapedSecretHeldBack(text: string, by: string): string | undefin
   return at && `holds what looks like a secret${secretPlace(at)} (a known token, a private key, a URL with a password, a password given), which ${by} sends to no remote; not sent. Take it out of the file`;
 }
 
-/** Why the remote takes no new file at `path` beside `listed` (its files, and the new ones planned before), or
+/** Why the remote takes no new file at `path` beside `names` (its files, and the new ones planned before), or
  *  undefined: another file whose name a folding file system (macOS, Windows: case, Unicode form) reads as this one's, a
  *  file where this needs a folder, or a folder where this would be a file. The remote refuses those on every push, so
  *  they are held back before anything is sent (review 113: one such name stopped every push at it). */
-function nameClashes(listed: Iterable<string>): { add: (path: string) => void; clash: (path: string) => string | undefined } {
-  const files = new Map<string, string>();
-  /** Each folder the files make, as folded, and one file below it. */
-  const folders = new Map<string, string>();
-  const add = (path: string) => {
-    const key = foldPath(path);
-    if (!files.has(key)) files.set(key, path);
-    for (let at = key.indexOf("/"); at >= 0; at = key.indexOf("/", at + 1)) if (!folders.has(key.slice(0, at))) folders.set(key.slice(0, at), path);
-  };
-  for (const path of listed) add(path);
-  const clash = (path: string) => {
-    const key = foldPath(path);
-    const twin = files.get(key);
-    if (twin !== undefined && twin !== path) {
-      const shown = showTwins(path, twin, printable);
-      const [mine, theirs] = [shown(path), shown(twin)];
-      return `the remote has ${theirs}, a name macOS and Windows read as this one, or that prints as it (${mine}: ${TWIN_DIFFERENCE}), so it takes no file here: rename yours to push it`;
-    }
-    for (let at = key.indexOf("/"); at >= 0; at = key.indexOf("/", at + 1)) {
-      const above = files.get(key.slice(0, at));
-      if (above !== undefined) return `the remote has a file ${printable(above)} where this needs a folder, so it takes no file here: rename your folder, or remove that file on the remote`;
-    }
-    const below = folders.get(key);
-    return below === undefined ? undefined : `the remote has a folder of this name (it holds ${printable(below)}), so it takes no file here: rename yours to push it`;
-  };
-  return { add, clash };
+function clashNote(names: FoldedNames, path: string): string | undefined {
+  const found = names.clash(path);
+  if (found?.kind === "file") {
+    const shown = showTwins(path, found.at, printable);
+    const [mine, theirs] = [shown(path), shown(found.at)];
+    return `the remote has ${theirs}, a name macOS and Windows read as this one, or that prints as it (${mine}: ${TWIN_DIFFERENCE}), so it takes no file here: rename yours to push it`;
+  }
+  if (found?.kind === "above") return `the remote has a file ${printable(found.at)} where this needs a folder, so it takes no file here: rename your folder, or remove that file on the remote`;
+  return found?.kind === "folder" ? `the remote has a folder of this name (it holds ${printable(found.below)}), so it takes no file here: rename yours to push it` : undefined;
 }
 
 /** The way out of a conflict with the remote over `path`: take the remote's, or send yours over it (that file alone). */
@@ -333,12 +317,12 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   // Deletions first: a file renamed here only by case (`Plan.md` to `plan.md`) is one the remote refuses beside the
   // old name, which a folding file system reads as the same (review 49).
   const deleted = new Set(steps.flatMap((s) => (s.op === "delete" ? [s.path] : [])));
-  const names = nameClashes([...remote.keys()].filter((path) => !deleted.has(path)));
+  const names = new FoldedNames([...remote.keys()].filter((path) => !deleted.has(path)));
   const toSend = steps.filter((step) => {
     if (step.op !== "write" || step.ifVersion) return true;
     // A name no workspace takes (a control character in it) is never sent, nor noted in the state as being sent.
     const named = checkWorkspacePath(step.path);
-    const clash = named.ok ? names.clash(step.path) : named.error;
+    const clash = named.ok ? clashNote(names, step.path) : named.error;
     if (clash) report.add("held", step.path, clash);
     else names.add(step.path);
     return !clash;

@@ -136,7 +136,12 @@ export const MAX_SENDABLE_HERE = SYNC_FOLDERS.length * (MAX_FILES + 1);
 /** The files in the folders sync carries here that a push may send (sendable), as paths from `dir`: what it looks in
  *  for new files, and what a first pull finds there before it (SyncState.localOnly). */
 export async function sendableHere(dir: string): Promise<string[]> {
-  return (await Promise.all(SYNC_FOLDERS.map((folder) => walkFiles(dir, folder.slice(0, -1))))).flat().filter(sendable);
+  return (await filesHere(dir)).filter(sendable);
+}
+
+/** Every file in the folders sync carries here, as paths from `dir`: sendable or not, someone's. */
+export async function filesHere(dir: string): Promise<string[]> {
+  return (await Promise.all(SYNC_FOLDERS.map((folder) => walkFiles(dir, folder.slice(0, -1))))).flat();
 }
 
 /** `local`: pull's word for a file here that stays the user's own (SyncState.localOnly). */

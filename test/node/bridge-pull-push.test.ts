@@ -559,6 +559,38 @@ describe("against the real Worker", () => {
     expect(readdirSync(linked)).toEqual(["_bmad"]);
   }, 60_000);
 
+  it("leaves the remote's file whose name folds as a file or folder of yours here, spelled otherwise, and writes nothing beside it (review 324)", async () => {
+    const T = "_bmad-output/twins";
+    const twins = join(tmp.dir, "twins");
+    expect((await files({ action: "write", path: `${T}/Old.md`, content: "old\n" })).isError).toBe(false);
+    expect((await sync("pull", twins)).code).toBe(0);
+    // The owner's own, never pushed; the remote's names fold as theirs: by a zero-width joiner, case, Unicode form, and
+    // as a folder where the remote has a file, and a file where it has a folder.
+    const mine = [`${T}/plan.md`, `${T}/Report.md`, `${T}/r\u00e9sum\u00e9.md`, `${T}/Notes.md/a.md`, `${T}/Box`];
+    for (const path of mine) mkdirSync(dirname(join(twins, path)), { recursive: true }), writeFileSync(join(twins, path), `mine: ${path}\n`);
+    const theirs = [`${T}/plan\u200d.md`, `${T}/report.md`, `${T}/re\u0301sume\u0301.md`, `${T}/notes.md`, `${T}/box/x.md`];
+    for (const path of theirs) expect((await files({ action: "write", path, content: "theirs\n" })).isError).toBe(false);
+    // A rename by case on the remote is no twin: the old name goes first.
+    expect((await files({ action: "delete", path: `${T}/Old.md` })).isError).toBe(false);
+    expect((await files({ action: "write", path: `${T}/old.md`, content: "renamed\n" })).isError).toBe(false);
+
+    const out = await sync("pull", twins);
+    expect(out.code, out.stderr).toBe(0);
+    const alike = "a name macOS and Windows read as this one, or that prints as it";
+    const twin = "they differ only in case, Unicode form, a trailing dot or a character that shows as nothing";
+    const beside = "so the pull writes nothing beside it: rename yours to pull this";
+    expect(out.stdout).toContain(`left     ${T}/plan\\u200d.md (${T}/plan.md is here, ${alike} (${T}/plan\\u200d.md: ${twin}), ${beside})\n`);
+    expect(out.stdout).toContain(`left     ${T}/report.md (${T}/Report.md is here, ${alike} (${T}/report.md: ${twin}), ${beside})\n`);
+    expect(out.stdout).toContain(`left     ${T}/re\u0301sume\u0301.md (${T}/r\\u00e9sum\\u00e9.md is here, ${alike} (${T}/re\\u0301sume\\u0301.md: ${twin}), ${beside})\n`);
+    expect(out.stdout).toContain(`left     ${T}/notes.md (${T}/Notes.md is a folder here (it holds ${T}/Notes.md/a.md), ${alike} (${twin}), ${beside})\n`);
+    expect(out.stdout).toContain(`left     ${T}/box/x.md (${T}/Box is a file here, a name macOS and Windows read as this one's folder, or that prints as it (${twin}), so the pull writes nothing below it: rename yours to pull this)\n`);
+    expect(out.stdout).toContain(`deleted  ${T}/Old.md\n`);
+    expect(out.stdout).toContain(`added    ${T}/old.md\n`);
+    expect(out.stdout).toMatch(/ 5 left on the remote\./);
+    for (const path of mine) expect(readFileSync(join(twins, path), "utf8")).toBe(`mine: ${path}\n`);
+    expect(readdirSync(join(twins, T)).sort()).toEqual(["Box", "Notes.md", "Report.md", "old.md", "plan.md", "r\u00e9sum\u00e9.md"]);
+  }, 60_000);
+
   it("logs out: revokes the saved sign-in at the server, so a stolen copy stops working, and deletes it", async () => {
     // A sign-in of its own, in a config folder of its own: the other tests keep theirs.
     const home = join(tmp.dir, "logout-config");
