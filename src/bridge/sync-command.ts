@@ -49,7 +49,9 @@ Options:
 Environment:
   ${TOKEN_ENV}   an access token for the server, for CI and scripts: no browser, nothing saved; a push
                    needs the bmad:write scope. Not an option: other users of the machine see those in ps
-Exit status: 0 done; 1 refused or failed, with the reason; 2 a usage error; 70 an unexpected failure, said on stderr.`;
+Exit status: 0 done; 1 refused or failed, with the reason, or push held back a file made or changed here
+(a name the remote takes no file by, a secret in it, a copy the remote served altered), the rest sent;
+2 a usage error; 70 an unexpected failure, said on stderr.`;
 
 const MANIFEST = z.object({ files: z.array(z.object({ path: z.string(), sha256: z.string() })) });
 
@@ -143,7 +145,9 @@ function print(command: "pull" | "push", project: string, remote: string, dir: s
     lines.push(...report.after);
   }
   if (lines.length) writeOut(`${lines.join("\n")}\n`);
-  if (result.ok) return 0;
+  // A push that held back files made here is no success for a script that checks the exit code (reviews 313, 324).
+  if (result.ok && result.unsent) writeErr(`bmad-mcp ${command}: ${result.unsent}\n`);
+  if (result.ok) return result.unsent ? 1 : 0;
   writeErr(`bmad-mcp ${command}: ${result.error}\n${(result.refusals ?? []).map(refusalLine).join("")}`);
   return 1;
 }

@@ -39,7 +39,8 @@ export interface SyncOptions {
   again: (command: "pull" | "push", force: boolean, paths?: readonly string[]) => string;
 }
 
-export type SyncResult = Result<{ report: Report }, { refusals?: Refusal[]; report?: Report }>;
+/** `unsent`: done, but files push held back never reached the remote (sync-push.ts): said after the report, exit 1. */
+export type SyncResult = Result<{ report: Report; unsent?: string }, { refusals?: Refusal[]; report?: Report }>;
 
 /** What the local file was when the pull decided (its sha256, "missing" or "large"): a change lands only on that. */
 type Seen = string;
@@ -114,9 +115,15 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     if (!remoteChanged && !localChanged) {
       report.unchanged++;
       steps.push({ op: "record", path, file: synced });
-    } else if (!remoteChanged) {
+    } else if (!remoteChanged && !synced?.redacted) {
       // --force too: it lets the remote's win over a conflict, and this is none (review 235: it overwrote an edit here).
       report.add("kept", path, local.kind === "missing" ? "deleted here; push deletes it on the remote" : "changed here; push sends it");
+      steps.push({ op: "record", path, file: synced });
+    } else if (!remoteChanged && !o.force) {
+      // A change here to a copy the remote served altered, which push holds back: a conflict only --force resolves, by
+      // the remote's served copy; yours stays until then (review 324: this said "push sends it", and push refused it).
+      const [here, way] = local.kind === "missing" ? ["deleted here", "bring back the remote's served copy"] : ["changed here", "take the remote's served copy (yours is kept a week)"];
+      report.add("kept", path, `${here}, but the remote served it altered, so push holds it back: ${way} with ${o.again("pull", true)}`);
       steps.push({ op: "record", path, file: synced });
     } else fetches.push({ path, local, synced, localChanged });
   };

@@ -42,10 +42,13 @@ function readToSend(dir: string, path: string): Promise<Local> {
 
 /** Why a file is held back rather than sent, or undefined: a config or data file whose secret-looking keys (or text
  *  that does not parse here, whose could not be told) would reach the remote (review 20), a person's own file, or one
- *  that is not a document (notCarried). */
-function heldBack(path: string, text: string): string | undefined {
-  if (isPersonalFile(path)) return "a personal file BMAD keeps out of git; not sent";
-  return (structuredType(path) ? memoryHeldBack(path, text) : secretsHeldBack(path, text, "push")) ?? notCarried(path);
+ *  that is not a document (notCarried). `unsent`: a document held for what it holds, not local by design. */
+function heldBack(path: string, text: string): { why: string; unsent: boolean } | undefined {
+  if (isPersonalFile(path)) return { why: "a personal file BMAD keeps out of git; not sent", unsent: false };
+  const secret = structuredType(path) ? memoryHeldBack(path, text) : secretsHeldBack(path, text, "push");
+  if (secret) return { why: secret, unsent: true };
+  const other = notCarried(path);
+  return other === undefined ? undefined : { why: other, unsent: false };
 }
 
 /** Why a structured memory file is held back, or undefined: by the memories that hold a secret, named by id and line,
@@ -182,6 +185,12 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   const report = new Report();
   const refusals: Refusal[] = [];
   const steps: Step[] = [];
+  /** Files made or changed here and held back for what they are or hold (a twin's name, a secret, a copy the remote
+   *  served altered, a folder too full): their documents never reach the remote, so the push exits non-zero (review
+   *  324). Files local by design (the user's own from before the pull, BMAD's scripts, personal files, no documents,
+   *  images, files past 1 MiB) are no failure. */
+  const unsent = new Set<string>();
+  const holdUnsent = (path: string, why: string) => (report.add("held", path, why), unsent.add(path));
   /** Conflicts a read of the remote's file settles: the same content (`sha256`), or another member's of a file pull
    *  leaves on the remote (onlyYoursReason), which no pull resolves. `forced`: what --force sends when neither. */
   const suspects: Array<{ path: string; sha256?: string; reason: (read: Remote<RemoteContent>) => string; forced?: Step; merges?: { mine: Uint8Array; synced: SyncedFile } }> = [];
@@ -230,8 +239,11 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       refusals.push({ path, reason: local.error, fix: "" });
       continue;
     }
-    if (synced?.redacted) {
-      refusals.push({ path, reason: "changed or deleted here, but the remote served it altered (without its secret-looking keys, or with bytes that are not UTF-8 shown as \uFFFD), so pushing would lose what it left out", fix: `restore the pulled copy (${o.again("pull", true)}); to replace the remote's, its owner deletes it there (bmad-files delete) and you push yours again (without secrets, and as UTF-8 text)` });
+    // That file alone stays here, and keeps no other from going (reviews 102, 113; review 324: one memory file a member
+    // wrote a secret into stopped every push). Once the remote holds no file there, yours goes as any other.
+    if (synced?.redacted && now) {
+      const [here, back] = local.kind === "missing" ? ["deleted here", "bring back the remote's served copy"] : ["changed here", "take the remote's served copy (yours is kept a week)"];
+      holdUnsent(path, `${here}, but the remote served it altered (without its secret-looking keys, or with bytes that are not UTF-8 shown as \uFFFD), so pushing would lose what it left out: ${back} with ${o.again("pull", true)}; to replace the remote's, its owner deletes it there (bmad-files delete) and you push yours again (without secrets, and as UTF-8 text)`);
       continue;
     }
     // What the remote takes no tool's change to (BMAD's scripts and install record, which an install or upgrade here
@@ -264,9 +276,11 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
     }
     // A new name the remote makes no file by (`meeting 10:30.md`): said for what it is (review 118: refused at every
     // push, and named "not a document").
-    const held = (now ? undefined : unportableName(path)) ?? heldBack(path, text);
+    const unportable = now ? undefined : unportableName(path);
+    const held = unportable ? { why: unportable, unsent: true } : heldBack(path, text);
     if (held) {
-      report.add("held", path, held);
+      if (held.unsent) holdUnsent(path, held.why);
+      else report.add("held", path, held.why);
       continue;
     }
     if (remoteChanged && !overrides(path)) {
@@ -282,7 +296,7 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
     // could list that folder again (review 102: 4,773 files in one folder stopped both for good).
     const folder = folderOf(path);
     if (!now && (inFolder.get(folder) ?? 0) >= MAX_LISTED) {
-      report.add("held", path, `${folder} holds ${MAX_LISTED} files, the most sync lists in one folder: put it in a subfolder`);
+      holdUnsent(path, `${folder} holds ${MAX_LISTED} files, the most sync lists in one folder: put it in a subfolder`);
       continue;
     }
     if (!now) inFolder.set(folder, (inFolder.get(folder) ?? 0) + 1);
@@ -323,11 +337,11 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
     // A name no workspace takes (a control character in it) is never sent, nor noted in the state as being sent.
     const named = checkWorkspacePath(step.path);
     const clash = named.ok ? clashNote(names, step.path) : named.error;
-    if (clash) report.add("held", step.path, clash);
+    if (clash) holdUnsent(step.path, clash);
     else names.add(step.path);
     return !clash;
   });
-  return apply(o, state, [...toSend.filter((s) => s.op === "delete"), ...toSend.filter((s) => s.op !== "delete")], report);
+  return apply(o, state, [...toSend.filter((s) => s.op === "delete"), ...toSend.filter((s) => s.op !== "delete")], report, unsent);
 }
 
 /** What a step --force sends over the remote's change since the pull (`since`, the version pulled) says of it: whose
@@ -343,7 +357,7 @@ async function overNote(o: SyncOptions, step: { op: "write" | "delete"; path: st
 
 /** One write or delete at a time, each recorded in the state as the remote confirms it. One the remote refuses is
  *  named, and the rest go on (review 113: one refused write stopped every push there); a call that fails stops it. */
-async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Report): Promise<SyncResult> {
+async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Report, unsent: ReadonlySet<string>): Promise<SyncResult> {
   // What it is about to send, first: a push killed midway leaves a state that names it (SyncState.sent).
   const writes = steps.flatMap((step) => (step.op === "write" ? [[step.path, step.sha256] as const] : []));
   if (writes.length) {
@@ -407,8 +421,13 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
     return { ok: false, error: `${sentence(failure ?? `cannot record the push: ${saved.ok ? "" : saved.error}`)}${done}`, refusals: refused, report };
   }
   if (refused.length) return { ok: false, error: `The remote refused the files below, each for the reason it gives; ${sent ? "the files above were sent" : "nothing was sent"}.`, refusals: refused, report };
-  // A file named after --force and held back is no success for a script that checks the exit code (review 313).
-  const forcedHeld = report.changes.filter((c) => c.kind === "held" && o.forcePaths.has(c.path)).map((c) => c.path);
-  if (forcedHeld.length) return { ok: false, error: `${forcedHeld.join(", ")}, named after --force, ${forcedHeld.length === 1 ? "was" : "were"} held back for the reason above; ${sent ? "the files above were sent" : "nothing was sent"}.`, report };
-  return { ok: true, report };
+  // A file named after --force, or made or changed here, and held back is no success for a script that checks the exit
+  // code (reviews 313, 324): its document never reached the remote.
+  const heldOf = (named: (path: string) => boolean, what: string) => {
+    const paths = report.changes.filter((c) => c.kind === "held" && named(c.path)).map((c) => printable(c.path));
+    const listed = paths.length > 3 ? `${paths.slice(0, 3).join(", ")} and ${paths.length - 3} more` : paths.join(", ");
+    return paths.length ? [`${listed}, ${what}, ${paths.length === 1 ? "was" : "were"} held back for the reason above`] : [];
+  };
+  const held = [...heldOf((path) => o.forcePaths.has(path), "named after --force"), ...heldOf((path) => unsent.has(path) && !o.forcePaths.has(path), "made or changed here")];
+  return held.length ? { ok: true, report, unsent: `${held.join("; ")}; ${sent ? "the files above were sent" : "nothing was sent"}.` } : { ok: true, report };
 }

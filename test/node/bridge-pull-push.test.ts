@@ -466,10 +466,65 @@ describe("against the real Worker", () => {
     writeFileSync(local(CUSTOM), `${readFileSync(local(CUSTOM), "utf8")}communication_language = "German"\n`);
     const pushed = await sync("push", dir);
     expect(pushed.code).toBe(1);
-    expect(pushed.stderr).toContain(`  ${CUSTOM}: changed or deleted here, but the remote served it altered (without its secret-looking keys, or with bytes that are not UTF-8 shown as \uFFFD), so pushing would lose what it left out.\n    fix: restore the pulled copy`);
-    // No tool changes it on the remote (bmad-files refuses every change of it): its owner deletes it there.
-    expect(pushed.stderr).toContain("its owner deletes it there (bmad-files delete) and you push yours again (without secrets, and as UTF-8 text).");
+    // That file alone is held back, named with the way out; the rest goes (review 324: one such file stopped every push).
+    const altered = "but the remote served it altered (without its secret-looking keys, or with bytes that are not UTF-8 shown as \uFFFD), so pushing would lose what it left out";
+    expect(lineOf(pushed.stdout, "held", CUSTOM)).toContain(`(changed here, ${altered}: take the remote's served copy (yours is kept a week) with bmad-mcp pull --remote ${remote} --project ${PROJECT} --dir ${dir} --force; to replace the remote's, its owner deletes it there (bmad-files delete) and you push yours again (without secrets, and as UTF-8 text))`);
+    // A change held back is no success for a script that checks the exit code (review 324).
+    expect(pushed.stderr).toContain(`bmad-mcp push: ${CUSTOM}, made or changed here, was held back for the reason above; nothing was sent.\n`);
     expect((await files({ action: "history", path: CUSTOM })).structured.versions[0].version).toBe(2); // untouched
+  }, 60_000);
+
+  it("holds back alone a memory file the remote serves altered and changed here, and pull --force takes the remote's (review 324)", async () => {
+    // A member's memory whose tag is a token, hidden by a zero-width space: served without it.
+    const DECISIONS = "_bmad/_memory/structured/decisions.jsonl";
+    const token = "ghp_aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5";
+    const memory = (id: string, text: string, tags: string[]) => JSON.stringify({ id, type: "decisions", agent: "architect", text, tags, created_at: "2026-11-29T06:00:00Z" });
+    const original = await remoteText(DECISIONS);
+    expect((await files({ action: "write", path: DECISIONS, content: `${memory("11111111-2222-5333-8444-555555555555", "Deploy key decision.", [`${token.slice(0, 10)}\u200b${token.slice(10)}`])}\n` })).isError).toBe(false);
+    const pulled = await sync("pull", dir);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(pulled.stdout).toContain(`updated  ${DECISIONS} (served altered: secret-looking keys removed; push leaves it alone)\n`);
+    const served = readFileSync(local(DECISIONS), "utf8");
+    // Changed here, with a document beside it: the document goes, the memory file stays, and the exit code says so.
+    appendFileSync(local(DECISIONS), `${memory("99999999-2222-5333-8444-555555555555", "Owner local decision.", [])}\n`);
+    const mine = readFileSync(local(DECISIONS), "utf8");
+    writeFileSync(local(`${RUN}/notes.md`), "Ask about sync, twice.\n");
+    const pushed = await sync("push", dir);
+    expect(pushed.code).toBe(1);
+    expect(pushed.stdout).toMatch(new RegExp(`updated  ${RUN}/notes.md \\(now version \\d+\\)\n`));
+    expect(lineOf(pushed.stdout, "held", DECISIONS)).toContain("(changed here, but the remote served it altered");
+    expect(lineOf(pushed.stdout, "held", CUSTOM)).toContain("(changed here, but the remote served it altered");
+    expect(pushed.stderr).toContain(`, made or changed here, were held back for the reason above; the files above were sent.\n`);
+    expect(await remoteText(`${RUN}/notes.md`)).toBe("Ask about sync, twice.\n");
+    // Pull keeps the change, and says what push does with it: not "push sends it".
+    const kept = await sync("pull", dir);
+    expect(kept.code, kept.stderr).toBe(0);
+    const force = `bmad-mcp pull --remote ${remote} --project ${PROJECT} --dir ${dir} --force`;
+    expect(kept.stdout).toContain(`kept     ${DECISIONS} (changed here, but the remote served it altered, so push holds it back: take the remote's served copy (yours is kept a week) with ${force})\n`);
+    expect(kept.stdout).not.toContain("push sends it");
+    rmSync(local(DECISIONS));
+    const deleted = await sync("pull", dir);
+    expect(deleted.stdout).toContain(`kept     ${DECISIONS} (deleted here, but the remote served it altered, so push holds it back: bring back the remote's served copy with ${force})\n`);
+    expect(deleted.stdout).not.toContain("push deletes it");
+    writeFileSync(local(DECISIONS), mine);
+    // --force writes the remote's served copy over each, keeping yours a week as every overwrite does.
+    const forced = await sync("pull", dir, "--force");
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain(`updated  ${DECISIONS} (served altered: secret-looking keys removed; push leaves it alone; --force let the remote's win over yours here`);
+    expect(readFileSync(local(DECISIONS), "utf8")).toBe(served);
+    expect(readFileSync(local(CUSTOM), "utf8")).not.toContain("German"); // the change the test before made here
+    const keptCopies = await Promise.all((await keptOf(dir, DECISIONS)).map(async (e) => new TextDecoder().decode((await keptContent(dir, DECISIONS, e.version))!.data)));
+    expect(keptCopies).toContain(mine);
+    const clean = await sync("push", dir);
+    expect(clean.code, clean.stderr).toBe(0);
+    expect(clean.stdout).toMatch(/: 0 added, 0 updated, 0 deleted, \d+ unchanged\.\n$/);
+    // Its owner deletes it there: a copy here then goes as any other.
+    expect((await files({ action: "delete", path: DECISIONS })).isError).toBe(false);
+    writeFileSync(local(DECISIONS), original);
+    const after = await sync("push", dir, "--force", DECISIONS);
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stdout).toContain(`added    ${DECISIONS} (now version`);
+    expect(await remoteText(DECISIONS)).toBe(original);
   }, 60_000);
 
   it("refuses a broken state file, another project's folder, and files it did not pull, until --force", async () => {
@@ -1122,7 +1177,8 @@ it("holds back a new file in a folder that holds the most files sync lists in on
   writeFileSync(join(target, "_bmad-output/many/newer.md"), "# n\n");
   writeFileSync(join(target, "_bmad-output/new.md"), "# n\n");
   const out = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
-  expect(out.code, out.stderr).toBe(0);
+  expect(out.code).toBe(1); // a document made here that never reached the remote (review 324)
+  expect(out.stderr).toContain("_bmad-output/many/newer.md, made or changed here, was held back for the reason above; the files above were sent.");
   expect(out.stdout).toContain("held     _bmad-output/many/newer.md (_bmad-output/many/ holds 1000 files, the most sync lists in one folder: put it in a subfolder)");
   expect(written).toEqual(["_bmad-output/many/new.md", "_bmad-output/new.md"]);
 }, 60_000);
@@ -1138,7 +1194,9 @@ it("holds back a memory file by the memory that holds a secret, named with its i
   mkdirSync(join(target, "_bmad/_memory/structured"), { recursive: true });
   writeFileSync(join(target, "_bmad/_memory/structured/decisions.jsonl"), `${memory("00000000-0000-5000-8000-000000000001", "Use PostgreSQL.")}\n${memory(leaky, "CI uses token ghp_abcdefghijklmnopqrstuvwxyz0123456789")}\n`);
   const out = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
-  expect(out.code, out.stderr).toBe(0);
+  // Made here and never sent: no success for a script (review 324).
+  expect(out.code).toBe(1);
+  expect(out.stderr).toContain("bmad-mcp push: _bmad/_memory/structured/decisions.jsonl, made or changed here, was held back for the reason above; nothing was sent.\n");
   const held = lineOf(out.stdout, "held", "_bmad/_memory/structured/decisions.jsonl");
   expect(held).toContain(`(memory ${leaky} (line 2) holds what looks like a secret, which push sends to no remote: the file is not sent. Memory is shared with the project's members: delete that memory's line from the file, then push again)`);
   expect(held).not.toContain("bmad-project config");
@@ -1168,7 +1226,9 @@ it("holds back what no pull or rerun resolves, named with the true way out, and 
   const mine = { [config]: "[core]\nmine = 1\n", [theirs]: "[agent]\n", "_bmad-output/aaa.md": "a\n", "_bmad-output/bbb.md": "b\n", [nfc.normalize("NFD")]: "r\n", "_bmad-output/drafts/one.md": "d\n", "_bmad-output/report\u202etxt.md": "r\n", "_bmad-output/meeting 10:30.md": "m\n", "_bmad-output/zzz.md": "z\n" };
   for (const [path, text] of Object.entries(mine)) (mkdirSync(dirname(join(target, path)), { recursive: true }), writeFileSync(join(target, path), text));
   const out = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
-  expect(out.code, out.stderr).toBe(0);
+  // Documents made here held for their names never reach the remote: the exit code says so, after the rest went (review 324).
+  expect(out.code).toBe(1);
+  expect(out.stderr).toMatch(/^bmad-mcp push: (_bmad-output\/[^,]+, ){2}_bmad-output\/[^,]+ and 2 more, made or changed here, were held back for the reason above; the files above were sent\.\n$/);
   expect(written).toEqual(["_bmad-output/bbb.md", "_bmad-output/zzz.md"]);
   // One line for both, naming them, and how to send them (review 205: a paragraph each, after BMAD's installer ran 8).
   const keeps = `held     ${config} and ${theirs} (yours here and the remote's differ since the pull, and another member wrote some of the remote's: pull leaves yours as it is here, so each side keeps its own. Read theirs with bmad-files and copy by hand what you trust, or send yours over the remote's by naming the file after --force, which then sends the files it names alone: bmad-mcp push --remote ${remote} --project x --dir ${target} --force PATH...)\n`;
@@ -1193,11 +1253,11 @@ it("holds back what no pull or rerun resolves, named with the true way out, and 
   expect(conflict.code).toBe(1);
   expect(conflict.stderr).toContain("_bmad-output/plan.md: changed here, and changed on the remote since the pull (version 1 -> 2)");
   const forced = await cli(["push", "--remote", remote, "--project", "x", "--dir", target, "--force"]);
-  expect(forced.code, forced.stderr).toBe(0);
+  expect(forced.code).toBe(1); // the names held above still are
   expect(written).toEqual(["_bmad-output/plan.md"]);
   expect(forced.stdout).toContain(keeps);
   const named = await cli(["push", "--remote", remote, "--project", "x", "--dir", target, "--force", config]);
-  expect(named.code, named.stderr).toBe(0);
+  expect(named.code).toBe(1);
   expect(written).toEqual(["_bmad-output/plan.md", config]);
   expect(named.stdout).toContain(`held     ${theirs} (yours here and the remote's differ`);
   // A path push does not send is said, and nothing goes.
@@ -1423,7 +1483,9 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   const held = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
   expect(lineOf(held.stdout, "held", "_bmad-output/wireframe.png")).toMatch(/ \(not UTF-8 text/);
   expect(lineOf(held.stdout, "held", "_bmad-output/huge.md")).toMatch(/ \(larger than 1 MiB/);
-  expect(held.code, held.stderr).toBe(0);
+  // Documents held for a secret in them never reach the remote: exit 1 (review 324), the rest sent.
+  expect(held.code).toBe(1);
+  expect(held.stderr).toMatch(/, made or changed here, were held back for the reason above; the files above were sent\.\n$/);
   expect(lineOf(held.stdout, "held", "_bmad-output/llm.yaml")).toMatch(/ \(holds secret-looking keys/);
   expect(lineOf(held.stdout, "held", "_bmad-output/agents.json")).toMatch(/ \(holds secret-looking keys/);
   expect(lineOf(held.stdout, "held", "_bmad-output/conftest.py")).toMatch(/ \(not a document/);
@@ -1440,7 +1502,7 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   // A file named after --force and held back fails the push, for a script that checks the exit code (review 313).
   const forced = await cli(["push", "--remote", remote, "--project", "x", "--dir", target, "--force", "_bmad-output/keys.md"]);
   expect(forced.code).toBe(1);
-  expect(forced.stderr).toContain("_bmad-output/keys.md, named after --force, was held back for the reason above; nothing was sent.");
+  expect(forced.stderr).toMatch(/^bmad-mcp push: _bmad-output\/keys\.md, named after --force, was held back for the reason above; .* made or changed here, were held back for the reason above; nothing was sent\.\n$/);
 }, 30_000);
 
 it("pulls a file that is not UTF-8 as served, saying so, not as a file that held secrets", async () => {
@@ -1612,7 +1674,10 @@ describe("what a push sends and a pull merges, after a first pull, a lost answer
     expect(pushed.stdout).toContain("added    _bmad-output/after.md (now version 1)\n");
     expect(await shared.has(plan)).toBe(false);
     const mine = await run("push", "shared-plans", first);
-    expect(mine.code, mine.stderr).toBe(0);
+    // A name no workspace takes is held, and, as no file local only by design is, fails the push (review 324).
+    expect(mine.code).toBe(1);
+    expect(mine.stderr).toContain("bmad-mcp push: _bmad-output/report\\u202etxt.md, made or changed here, was held back for the reason above; nothing was sent.\n");
+    rmSync(join(first, "_bmad-output/report\u202etxt.md"));
     expect(mine.stdout).toContain(`held     _bmad-output/away.md, _bmad-output/ideas.md, ${roadmap}, _bmad-output/private/acquisition.md and _bmad-output/private/salaries.md (local only:`);
     expect(await shared.has(roadmap)).toBe(false);
     // Moved or copied, renamed, or away for a push, a local-only file is held all the same (review 216: each went).
