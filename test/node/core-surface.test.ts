@@ -364,8 +364,10 @@ it("judges review 56's new shapes in linear time", () => {
     return performance.now() - started;
   };
   timed(50_000); // warm
-  const quarter = timed(125_000);
-  expect(timed(500_000) / quarter).toBeLessThan(8);
+  // The least of a few runs each: a loaded machine's pause in one run once made linear work read 8 times (CI).
+  const best = (n: number, runs: number) => Math.min(...Array.from({ length: runs }, () => timed(n)));
+  const quarter = best(125_000, 3);
+  expect(best(500_000, 2) / quarter).toBeLessThan(8);
 });
 
 it("parses no config or sprint file nested past any BMAD's: a planted one 100,000 levels deep cost a second each read (an eighth review)", () => {

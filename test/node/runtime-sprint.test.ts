@@ -330,7 +330,9 @@ it("reads a status of many keys in time linear in them, and refuses a key twice"
     return performance.now() - started;
   };
   time(status(500)); // warm
-  const [small, large] = [time(status(2_400)), time(status(9_600))];
+  // The least of a few runs each, as a loaded machine's pause in one run can double it.
+  const best = (text: string, runs: number) => Math.min(...Array.from({ length: runs }, () => time(text)));
+  const [small, large] = [best(status(2_400), 3), best(status(9_600), 2)];
   expect(large / small).toBeLessThan(8); // linear: about 4; the quadratic check: about 16
   expect(loadYaml("development_status:\n  a: x\n  b: y\n  a: z\n")).toEqual({ error: "Map keys must be unique" });
   // Merge keys taking in a map again and again (review 105: 2,000 aliases of 3,000 keys held the bridge 46 s): a few
