@@ -28,6 +28,11 @@ function showCode(c: string): string {
   return `⟦U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟧`;
 }
 
+/** Characters that show as nothing and take no place on a line: format characters (\p{Cf}: zero-width spaces and
+ *  joiners, bidi marks, the soft hyphen, tags) and every default-ignorable code point (the Hangul fillers, the combining
+ *  grapheme joiner, variation selectors). Dropped where text is judged or names compared as read (review 325). */
+export const SHOWS_AS_NOTHING = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+
 /** Characters a terminal acts on, or that show as nothing: controls (ESC starts sequences that retitle the window, write
  *  the clipboard or move the cursor over lines already printed), format characters (the bidi marks that reorder what is
  *  shown, `report\u202Emd.sh` reading as `reporths.dm`; zero-width ones, the soft hyphen, tags), line and paragraph

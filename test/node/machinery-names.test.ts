@@ -107,7 +107,8 @@ it("folds names that are one file on macOS or Windows", () => {
   expect(foldPath("a/b.md.")).toBe(foldPath("a/b.md"));
   expect(foldPath("a/b\u200c.md")).toBe(foldPath("a/b.md"));
   // And names that print alike: a format character shows as nothing (review 316-5).
-  for (const c of ["\u200b", "\u00ad", "\u2060", "\u{e0041}"]) expect(foldPath(`a/pr${c}d.md`), JSON.stringify(c)).toBe(foldPath("a/prd.md"));
+  // So does every default-ignorable one, of no format category (review 325: the Hangul filler, the combining grapheme joiner).
+  for (const c of ["\u200b", "\u00ad", "\u2060", "\u{e0041}", "\u180e", "\u3164", "\u115f", "\u034f"]) expect(foldPath(`a/pr${c}d.md`), JSON.stringify(c)).toBe(foldPath("a/prd.md"));
   expect(foldPath("a/b.md::$DATA")).toBe(foldPath("a/b.md"));
   expect(foldPath("a/b.md")).not.toBe(foldPath("a/c.md"));
 });

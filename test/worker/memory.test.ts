@@ -162,7 +162,10 @@ describe("remember_structured and recall_structured on the remote", () => {
     expect([secret.isError, secret.text]).toEqual([true, `${TOOL.rememberStructured}: "text" holds what looks like a secret (line 1, "ghp_abcd…"): memory is shared with the project's members and pushed with its files, so keep the secret out (say where it is kept instead). Nothing was stored.`]);
     // As read: a zero-width space inside the token hides nothing (review 321), in the text, a tag or a file.
     const hidden = "ghp_abcdefghijklm\u200bnopqrstuvwxyz0123456789";
-    for (const args of [{ text: `CI uses token ${hidden}` }, { text: "a tag", tags: [hidden] }]) {
+    // A default-ignorable character of no format category hides nothing either (review 325: the Hangul filler).
+    const filled = "ghp_abcdefghijklm\u3164nopqrstuvwxyz0123456789";
+    // (No "token" before it: prose naming a token with a mixed word after it is refused already.)
+    for (const args of [{ text: `CI uses ${hidden}` }, { text: "a tag", tags: [hidden] }, { text: `CI uses ${filled}` }, { text: "a tag", tags: [filled] }]) {
       expect((await call(TOOL.rememberStructured, { project, type: "decisions", agent: "dev", ...args })).text, JSON.stringify(args)).toMatch(/holds what looks like a secret/);
     }
     expect((await call(TOOL.bmadFiles, { action: "write", project, path: "docs/ci.md", content: `CI uses ${hidden}\n` })).text).toMatch(/would hold what looks like a secret \(line 1/);

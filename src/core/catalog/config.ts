@@ -5,7 +5,7 @@ import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { stringify as stringifyYaml } from "yaml";
 import { parseBoundedToml, parseBoundedYaml, pastYamlSize, tooHeavyToParse, TooHeavy } from "../yaml.js";
 import { foldPath } from "../workspace/paths.js";
-import { lines, showName, trimEnd } from "../lines.js";
+import { lines, showName, SHOWS_AS_NOTHING, trimEnd } from "../lines.js";
 import { sha256Hex } from "../workspace/installer-manifests.js";
 import { shownText, startsWithBom } from "../workspace/file-text.js";
 
@@ -184,7 +184,7 @@ export function isSecretValue(value: unknown): boolean {
 export function holdsShapedSecret(text: string): boolean {
   // Judged as read: a format character (a zero-width space in a token) shows as nothing, and a reader drops it (review
   // 321: `ghp_…\u200b…` passed as no token). Looked for first: most text holds none.
-  if (FORMAT_CHAR.test(text)) text = text.replace(FORMAT_CHARS, "");
+  if (SHOWS_AS_NOTHING_ONE.test(text)) text = text.replace(SHOWS_AS_NOTHING, "");
   if (holdsPrivateKey(text) || linesGiveSecret(text) || quotesSecret(text) || wordsAssignSecret(text) || fenceGivesSecret(text) || inputGivesSecret(text)) return true;
   // A token after its name (`STRIPE_SECRET_KEY=sk_live_…`, `key: AKIA…`) too (review 51).
   return text.split(/[\s"'`<>()[\]{},;|]+/).some((word) =>
@@ -192,8 +192,7 @@ export function holdsShapedSecret(text: string): boolean {
 }
 
 
-const FORMAT_CHAR = /\p{Cf}/u;
-const FORMAT_CHARS = /\p{Cf}/gu;
+const SHOWS_AS_NOTHING_ONE = new RegExp(SHOWS_AS_NOTHING.source, "u");
 
 /** Where text holds what looks like a secret by its shape alone (holdsShapedSecret), or undefined: the first line that
  *  holds one alone and on it the first word that does, named by its start only (an answer must not repeat the secret).

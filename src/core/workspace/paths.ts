@@ -3,7 +3,7 @@
 // URIs are percent-decoded once and the result is checked again.
 import { BMAD_SCHEME } from "../catalog/paths.js";
 import type { Result } from "../result.js";
-import { holdsLoneSurrogate, INVISIBLE, isOneLine, writeOutInvisible } from "../lines.js";
+import { holdsLoneSurrogate, INVISIBLE, isOneLine, SHOWS_AS_NOTHING, writeOutInvisible } from "../lines.js";
 
 export const MAX_PATH_CHARS = 512;
 /** Names in a path, at most: far past any BMAD folder's, and what the bridge's walks reach (review 47: 512 characters
@@ -103,10 +103,6 @@ const MACHINERY = new Map([
   [".bmad-mcp", "bmad-mcp's own state (locks, what was pulled)"],
   [".bmad-task", "the delivery sessions' own state"],
 ]);
-/** Format characters (\p{Cf}: zero-width spaces and joiners, bidi marks, the soft hyphen, tags), which show as
- *  nothing: among them every code point HFS+ ignores in names (git's is_hfs_dotgit: ".g\u200cit" is ".git" on a Mac),
- *  and a name holding one prints as its twin without (review 316: `pr\u200bd.md` beside `prd.md`). */
-const FORMAT_CHARS = /\p{Cf}/gu;
 
 /**
  * The machinery folder a path segment is on some file system, or undefined. As git's verify_path
@@ -230,9 +226,10 @@ export function isScriptPath(path: string): boolean {
   return isRunnable(foldPath(path).split("/"));
 }
 
-/** A path as a folding file system reads it (macOS, Windows), or an eye: one case, NFC, format characters dropped
- *  (FORMAT_CHARS: HFS+ ignores some, and none shows), an NTFS stream (`settings.json::$DATA` is settings.json's
- *  content) and Windows' trailing dots and spaces cut. Two paths that fold alike are one file there, or print alike. */
+/** A path as a folding file system reads it (macOS, Windows), or an eye: one case, NFC, what shows as nothing dropped
+ *  (SHOWS_AS_NOTHING: HFS+ ignores some, and none shows; review 316: `pr\u200bd.md` beside `prd.md`), an NTFS stream
+ *  (`settings.json::$DATA` is settings.json's content) and Windows' trailing dots and spaces cut. Two paths that fold
+ *  alike are one file there, or print alike. */
 export function foldPath(path: string): string {
   return path.split("/").map(foldSegment).join("/");
 }
@@ -252,7 +249,7 @@ function foldCase(text: string): string {
 }
 
 function foldSegment(segment: string): string {
-  const folded = foldCase(segment.normalize("NFC").replace(FORMAT_CHARS, ""));
+  const folded = foldCase(segment.normalize("NFC").replace(SHOWS_AS_NOTHING, ""));
   const colon = folded.indexOf(":");
   return (colon < 0 ? folded : folded.slice(0, colon)).replace(/[. ]+$/, "");
 }
