@@ -71,7 +71,7 @@ describe("remember_structured and recall_structured on the remote", () => {
     expect(a.isError, a.text).toBe(false);
     expect(a.structured).toMatchObject({ created: true, agent: "architect" });
     // A tag typed again in another Unicode form, or with a character that shows as nothing, is the same tag (review 321).
-    const b = await call(TOOL.rememberStructured, { ...memo, agent: "bmm/bmad-agent-architect", text: "keep invoices in   postgresql.", tags: ["d\u200bb", "cafe\u0301", "caf\u00e9", "n\u2060ew"] });
+    const b = await call(TOOL.rememberStructured, { ...memo, agent: "bmm/bmad-agent-architect", text: "keep invoices in   postgresql.", tags: ["d\u200bb", "cafe\u0301", "caf\u00e9", "n\u2060ew", " \u200b db"] });
     // Stored without what shows as nothing (review 324: a tag kept its zero-width space).
     expect(b.structured).toMatchObject({ id: a.structured.id, created: false, tags: ["db", "caf\u00e9", "new"] });
     expect(await rows(ada.id, project)).toBe(1);
@@ -169,6 +169,8 @@ describe("remember_structured and recall_structured on the remote", () => {
       expect((await call(TOOL.rememberStructured, { project, type: "decisions", agent: "dev", ...args })).text, JSON.stringify(args)).toMatch(/holds what looks like a secret/);
     }
     expect((await call(TOOL.bmadFiles, { action: "write", project, path: "docs/ci.md", content: `CI uses ${hidden}\n` })).text).toMatch(/would hold what looks like a secret \(line 1/);
+    // A line break in a tag is refused as given, not dropped with what shows as nothing (review 325).
+    expect((await call(TOOL.rememberStructured, { project, type: "decisions", agent: "dev", text: "a note", tags: ["a\nb"] })).text).toMatch(/contains a control character/);
     // A tag is judged as the text is (review 320: a token as a tag was stored and shown to every member).
     const tagged = await call(TOOL.rememberStructured, { project, type: "failures", agent: "dev", text: "leaked token in a tag", tags: ["ghp_abcdefghijklmnopqrstuvwxyz0123456789", "high"] });
     expect([tagged.isError, tagged.text]).toEqual([true, `${TOOL.rememberStructured}: A tag holds what looks like a secret ("ghp_abcd…"): memory is shared with the project's members and pushed with its files, so keep the secret out (say where it is kept instead). Nothing was stored.`]);

@@ -83,9 +83,9 @@ export function asStored(memory: Memory, stored: Iterable<Pick<Memory, "id" | "t
   return memory;
 }
 
-/** A tag as repeats are found by: NFC, without characters that show as nothing (review 321: `café` typed in two
- *  forms was two tags). */
-const tagKey = (tag: string) => writeOutInvisible(tag.normalize("NFC"), () => "");
+/** A tag as stored, and as repeats are found by: NFC, without characters that show as nothing (a join a script writes
+ *  stays), trimmed (review 321: `café` typed in two forms was two tags; review 324: a tag kept a zero-width space). */
+const tagKey = (tag: string) => writeOutInvisible(tag.normalize("NFC"), () => "").trim();
 
 /** `before`'s tags, then those of `added` it has not, by tagKey. */
 export function mergeTags(before: readonly string[], added: readonly string[]): string[] {
@@ -103,12 +103,12 @@ export function checkTags(tags: readonly string[]): MemResult<string[]> {
   if (tags.length > MAX_TAGS) return { ok: false, error: `${tags.length} tags given; at most ${MAX_TAGS}: keep the ones a search would use.` };
   let out: string[] = [];
   for (const raw of tags) {
-    // Stored as read: NFC, without characters that show as nothing (a join a script writes stays; review 324: a tag
-    // kept a zero-width space and was echoed with it).
-    const tag = writeOutInvisible(raw.trim().normalize("NFC"), () => "");
+    // A line break or control is refused as given, before what shows as nothing is dropped (review 325: "a\nb" was
+    // stored as "ab", unsaid); the rest trimmed after it (" \u200b a" was " a").
+    if (!isOneLine(raw)) return { ok: false, error: `Tag "${raw.trim().slice(0, 40)}" contains a control character (newline, tab, ...): use plain words.` };
+    const tag = tagKey(raw);
     if (!tag) return { ok: false, error: "A tag is empty: drop it or give it a word." };
     if ([...tag].length > MAX_TAG_CHARS) return { ok: false, error: `Tag "${tag.slice(0, 40)}..." is ${[...tag].length} characters; tags are at most ${MAX_TAG_CHARS}.` };
-    if (!isOneLine(tag)) return { ok: false, error: `Tag "${tag.slice(0, 40)}" contains a control character (newline, tab, ...): use plain words.` };
     // Judged as the text is (review 320: a token as a tag was stored, shown to every member, and held its file from push).
     const secret = shapedSecretAt(tag);
     if (secret) return { ok: false, error: `A tag holds what looks like a secret${secretPlace({ ...secret, line: undefined })}: memory is shared with the project's members and pushed with its files, so keep the secret out (say where it is kept instead).` };
