@@ -76,7 +76,10 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   // What was here before this folder held a pull of this project is the user's own, however like the project's its
   // folders: push sends none of it unless named (review 211: another project's files, and private documents, went to
   // every member of a shared one). What this pull brings, or finds alike, gets a record and is the project's.
-  const localOnly = before ? before.localOnly : await localOnlyHere(o.dir);
+  // The files here, walked once for a pull: what a first one records, and what a twin of the remote's is looked for in.
+  let walked: Promise<string[]> | undefined;
+  const here = () => (walked ??= filesHere(o.dir));
+  const localOnly = before ? before.localOnly : await localOnlyHere(o.dir, await here());
   const known = before?.files ?? new Map<string, SyncedFile>();
   const paths = [...new Set([...remote.keys(), ...known.keys()])].sort();
   const locals = await mapLimited(paths, READS_AT_ONCE, (path) => readLocal(o.dir, path));
@@ -184,7 +187,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   // on Linux stand beside it, alike to the eye (review 324: a member's plan\u200d.md, report.md and an NFD résumé.md
   // were added beside the owner's own, never pushed, and would have replaced them on APFS). Left, as push holds one back.
   const removing = new Set(steps.flatMap((step) => (step.op === "delete" || step.op === "litter" ? [step.path] : [])));
-  const twins = await twinsHere(o.dir, fetches.flatMap((f) => (f.local.kind === "missing" ? [f.path] : [])), removing);
+  const twins = await twinsHere(here, fetches.flatMap((f) => (f.local.kind === "missing" ? [f.path] : [])), removing);
   for (const [path, note] of twins) report.add("left", path, note);
   for (const f of fetches) if (twins.has(f.path) && f.synced) steps.push({ op: "record", path: f.path, file: f.synced });
   const fetching = fetches.filter((f) => !twins.has(f.path));
@@ -403,11 +406,12 @@ async function holdBackUnkept(o: SyncOptions, steps: Step[], plan: { localOf: Ma
 
 /** Why each of `paths` (names not here as spelled) is not written beside a name here that folds as it does (FoldedNames:
  *  a file, a file where it needs a folder, or a folder of its name), by path. What the pull removes (`removing`) stands
- *  in no way: a rename by case on the remote, a folder it replaces by a file. The disk's names are walked and folded once, and only when there are new names to look for. */
-async function twinsHere(dir: string, paths: string[], removing: ReadonlySet<string>): Promise<Map<string, string>> {
+ *  in no way: a rename by case on the remote, a folder it replaces by a file. The disk's names (`filesHere`, the pull's
+ *  one walk) are folded once, and only when there are new names to look for. */
+async function twinsHere(filesHere: () => Promise<string[]>, paths: string[], removing: ReadonlySet<string>): Promise<Map<string, string>> {
   const notes = new Map<string, string>();
   if (!paths.length) return notes;
-  const here = new FoldedNames((await filesHere(dir)).filter((path) => !removing.has(path)));
+  const here = new FoldedNames((await filesHere()).filter((path) => !removing.has(path)));
   const why = "a name macOS and Windows read as this one, or that prints as it";
   for (const path of paths) {
     const found = here.clash(path);

@@ -11,7 +11,7 @@ import type { ByOthers } from "../core/workspace/line-authors.js";
 import { ABSENT, fileStamp } from "./confined-fs.js";
 import { checkWorkspacePath } from "../core/workspace/paths.js";
 import { mapLimited } from "../core/map-limited.js";
-import { type Local, MAX_SENDABLE_HERE, readLocal, sendableHere, sha256 } from "./sync.js";
+import { type Local, MAX_SENDABLE_HERE, readLocal, sendable, sha256 } from "./sync.js";
 import type { RemoteWorkspace } from "./sync-remote.js";
 
 export const STATE_DIR = ".bmad-mcp" as const;
@@ -132,10 +132,11 @@ export function pulledRecord(state: SyncState | undefined, path: string, local: 
 
 const READS_AT_ONCE = 8;
 
-/** The files in the folders sync carries here, each with the SHA-256 of its bytes (undefined: too large to read, or
- *  not a file as read): what a first pull records as local only (SyncState.localOnly). */
-export async function localOnlyHere(dir: string): Promise<Map<string, string | undefined>> {
-  const paths = await sendableHere(dir);
+/** `here`'s files a push may send (sendable: `here` is every file in the folders sync carries, filesHere), each with
+ *  the SHA-256 of its bytes (undefined: too large to read, or not a file as read): what a first pull records as local
+ *  only (SyncState.localOnly). */
+export async function localOnlyHere(dir: string, here: string[]): Promise<Map<string, string | undefined>> {
+  const paths = here.filter(sendable);
   const locals = await mapLimited(paths, READS_AT_ONCE, (path) => readLocal(dir, path));
   return new Map(paths.map((path, i) => {
     const local = locals[i]!;
