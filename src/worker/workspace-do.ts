@@ -46,8 +46,6 @@ export type ZonedResult<T> = DoResult<T> & { timeZone?: string | null };
 
 /** `out`, with the zone of the project `meta` describes where it succeeded. */
 const zoned = <T>(out: DoResult<T>, meta: Meta): ZonedResult<T> => (out.ok ? { ...out, timeZone: meta.time_zone } : out);
-/** How many lines of `text` are `line` (a config's, CRLF or not): a merge refused for a line there twice says so. */
-const timesIn = (text: string, line: string): number => text.split(/\r?\n/).filter((l) => l === line).length;
 /** The zone the project `meta` describes shows times in: what its answers' texts built here say times in. */
 const zoneOf = (meta: Meta): string => meta.time_zone ?? DEFAULT_TIME_ZONE;
 
@@ -791,8 +789,7 @@ export class WorkspaceProject extends DurableObject {
         files.push({ path, data });
         continue;
       }
-      const edited = this.files.text(path)!;
-      const merged = mergeConfigEdits(path, edited, before, new TextDecoder().decode(data));
+      const merged = mergeConfigEdits(path, this.files.text(path)!, before, new TextDecoder().decode(data));
       if (!merged.ok) {
         const [why, fix] = "unparsed" in merged
           ? [`with this answer it would not parse (${merged.unparsed}), so the answer would not take effect`, "Make it parse again"]
@@ -802,8 +799,8 @@ export class WorkspaceProject extends DurableObject {
               ? [`the line ${JSON.stringify(merged.line)} this answer sets would not be under its table [${merged.table}] there (a hand edit moved it), so the answer would not take effect`, `Move that key back under [${merged.table}]`]
               : merged.repeated
                 ? [`repeats the key of ${JSON.stringify(merged.line)} after it, which is the value a reader takes: the answer would not take effect`, "Remove the repeated key"]
-                : timesIn(edited, merged.line) > 1
-                  ? [`its line ${JSON.stringify(merged.line)}, which this answer changes, is in it ${timesIn(edited, merged.line)} times, so which one to change cannot be told`, "Keep one of them"]
+                : (merged.times ?? 0) > 1
+                  ? [`its line ${JSON.stringify(merged.line)}, which this answer changes, is in it ${merged.times} times, so which one to change cannot be told`, "Keep one of them"]
                   : [`its line ${JSON.stringify(merged.line)}, which this answer changes, is not in it (taken out or changed), so the answer cannot be applied without losing those edits`, "Put that line back as it was"];
         return fail("invalid", `${path} was edited by hand since the installer wrote it, and ${why}. Nothing was changed. ${fix} with bmad-files "edit", then set the answer again.`);
       }

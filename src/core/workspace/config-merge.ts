@@ -4,12 +4,13 @@
 import { parseConfig } from "../catalog/config.js";
 import { matchLines } from "./line-authors.js";
 
-/** Not merged: the line that cannot be placed; `repeated`, its key is read again after it (the value a parser takes);
- *  `table`, it would sit outside its TOML table (a hand edit moved it). Or, where the merged file parsed reads an answer
+/** Not merged: the line that cannot be placed, and `times` head has it where it is not there once (0: taken out or
+ *  changed; 2 or more: which to change cannot be told); `repeated`, its key is read again after it (the value a parser
+ *  takes); `table`, it would sit outside its TOML table (a hand edit moved it). Or, where the merged file parsed reads an answer
  *  otherwise: its key (not what it reads: a value is the file's, maybe hidden from the caller), or why it does not parse. */
 export type Merged =
   | { ok: true; text: string }
-  | { ok: false; line: string; repeated?: true; table?: string }
+  | { ok: false; line: string; times?: number; repeated?: true; table?: string }
   | { ok: false; key: string }
   | { ok: false; unparsed: string };
 
@@ -30,6 +31,7 @@ export function mergeConfigEdits(path: string, head: string, before: string, aft
   const at = new Map<string, number>();
   theirs.forEach((line, i) => at.set(line, at.has(line) ? -1 : i));
   const once = (line: string) => at.get(line) ?? -1;
+  const unplaced = (line: string): Merged => ({ ok: false, line, times: theirs.filter((l) => l === line).length });
   // What goes in place of a line of head ([] takes it out), and what goes after one (-1: before the first).
   const instead = new Map<number, string[]>();
   const added = new Map<number, string[]>();
@@ -64,10 +66,10 @@ export function mergeConfigEdits(path: string, head: string, before: string, aft
     if (gone.length) {
       const found = find(gone);
       if ("start" in found) gone.forEach((_, t) => instead.set(found.start + t, t ? [] : come));
-      else if (!paired(gone, come) && (!come.length || !("start" in find(come)))) return { ok: false, line: found.line };
+      else if (!paired(gone, come) && (!come.length || !("start" in find(come)))) return unplaced(found.line);
     } else if (come.length) {
       const following = lastMade < 0 ? -1 : once(made[lastMade]!);
-      if (lastMade >= 0 && following < 0) return { ok: false, line: made[lastMade]! };
+      if (lastMade >= 0 && following < 0) return unplaced(made[lastMade]!);
       added.set(following, [...(added.get(following) ?? []), ...come]);
     }
     lastMade = nextMade;
