@@ -38,7 +38,7 @@ export const SHOWS_AS_NOTHING = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
  *  shown, `report\u202Emd.sh` reading as `reporths.dm`; zero-width ones, the soft hyphen, tags), line and paragraph
  *  separators, and every default-ignorable, private-use or unassigned code point, by Unicode category and property: a
  *  list of them missed some (reviews 29 and 31). */
-export const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/u;
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Co}\p{Cn}\p{Default_Ignorable_Code_Point}]/u;
 /** Which invisible characters are shown as part of the characters around them, and only in well-formed sequences: a
  *  zero-width joiner between two emoji, one variation selector after an emoji, a zero-width non-joiner between two
  *  letters of a script that joins, and a flag's tags after U+1F3F4. Anywhere else each is written out: kept after any

@@ -3,7 +3,7 @@
 // URIs are percent-decoded once and the result is checked again.
 import { BMAD_SCHEME } from "../catalog/paths.js";
 import type { Result } from "../result.js";
-import { holdsLoneSurrogate, INVISIBLE, isOneLine, SHOWS_AS_NOTHING, writeOutInvisible } from "../lines.js";
+import { holdsLoneSurrogate, isOneLine, SHOWS_AS_NOTHING, writeOutInvisible } from "../lines.js";
 
 export const MAX_PATH_CHARS = 512;
 /** Names in a path, at most: far past any BMAD folder's, and what the bridge's walks reach (review 47: 512 characters
@@ -366,9 +366,8 @@ export function showTwins(path: string, twin: string, show: (name: string) => st
   const prints = (name: string) => printsAs(show(name.split("/").slice(0, depth).join("/")));
   return prints(path) === prints(twin) ? spelled : show;
 }
-/** A name as shown, as it prints: without what shows as nothing (the joins kept as written), in one Unicode form. */
-const INVISIBLE_ALL = new RegExp(INVISIBLE.source, "gu");
-const printsAs = (shown: string) => shown.replace(INVISIBLE_ALL, "").normalize("NFC");
+/** A name as shown, as it prints: without what shows as nothing (the joins `show` keeps as written), in one Unicode form. */
+const printsAs = (shown: string) => shown.replace(SHOWS_AS_NOTHING, "").normalize("NFC");
 
 /** What two names that fold alike (foldPath) differ in, for the answers that refuse one beside the other. */
 export const TWIN_DIFFERENCE = "they differ only in case, Unicode form, a trailing dot or a character that shows as nothing";
