@@ -804,7 +804,38 @@ describe("a planned project's runtime block", () => {
     // The PRD final, the epics a draft: the architecture step is said to be settled by the member's notes alone.
     await bea.files({ action: "write", project: name, path: `${planning}/prd.md`, content: "---\nstatus: final\n---\n# PRD\n" });
     await cy.files({ action: "write", project: as, path: `${planning}/epics-draft.md`, content: "---\nstatus: draft\n---\n# Epics\n" });
-    expect(await nextLine()).toBe(`- Next: resume bmad-create-epics-and-stories (bmad {"command":"*bmad-create-epics-and-stories","project":"${name}"}): \`${planning}/epics-draft.md\` (status: "draft") is not settled. bmad-architecture is settled only by \`${planning}/architecture-notes.md\`, which others wrote, not you ("${cy.email}").`);
+    expect(await nextLine()).toBe(`- Next: resume bmad-create-epics-and-stories (bmad {"command":"*bmad-create-epics-and-stories","project":"${name}"}): \`${planning}/epics-draft.md\` (status: "draft"), which others wrote, not you ("${cy.email}"), is not settled. bmad-architecture is settled only by \`${planning}/architecture-notes.md\`, which others wrote, not you ("${cy.email}").`);
+  });
+
+  it("resumes a begun planning step before a member's sprint file, the sprint's line after it, and after planning the sprint's alone (review 325)", async () => {
+    const { bea, cy, name, as, status, nextLine } = await sharedGap("sprint");
+    const sprint = "_bmad-output/implementation-artifacts/sprint-status.yaml";
+    await bea.files({ action: "write", project: name, path: `${planning}/prd.md`, content: "---\nstatus: draft\n---\n# PRD\n" });
+    await cy.files({ action: "write", project: as, path: sprint, content: "development_status:\n  epic-1: backlog\n" });
+    // A sprint file settles no PRD: the draft is resumed first, then the sprint's line.
+    const lines = (await status()).split("\n");
+    const next = lines.findIndex((line) => line.startsWith("- Next: "));
+    expect(lines[next]).toBe(`- Next: resume bmad-prd (bmad {"command":"*bmad-prd","project":"${name}"}): \`${planning}/prd.md\` (status: "draft") is not settled.`);
+    expect(lines[next + 1]).toMatch(new RegExp(`^- \`${sprint}\` holds the sprint plan: `));
+    // Planning done but for an architecture never begun, and a build's spec in progress: the sprint says what is next.
+    await bea.files({ action: "write", project: name, path: `${planning}/prd.md`, content: "---\nstatus: final\n---\n# PRD\n" });
+    await bea.files({ action: "write", project: name, path: `${planning}/epics.md`, content: "# Epics\n" });
+    await cy.files({ action: "write", project: as, path: "_bmad-output/implementation-artifacts/spec-1-1.md", content: "---\nstatus: in-progress\n---\n# Spec\n" });
+    expect(await nextLine()).toBeUndefined();
+    expect(await status()).toContain(`- \`${sprint}\` holds the sprint plan: `);
+  });
+
+  it("says who wrote the draft it resumes where the caller wrote none of it, in the status and the map (review 325)", async () => {
+    const { bea, cy, name, as, nextLine } = await sharedGap("whose");
+    await cy.files({ action: "write", project: as, path: `${planning}/prd.md`, content: "---\nstatus: draft\n---\n# PRD\n" });
+    expect(await nextLine()).toBe(`- Next: resume bmad-prd (bmad {"command":"*bmad-prd","project":"${name}"}): \`${planning}/prd.md\` (status: "draft"), which others wrote, not you ("${cy.email}"), is not settled.`);
+    const body = await (await rawCall(bea.token, "tools/call", { name: TOOL.bmadMap, arguments: { project: name } }, "?toolsets=default,views")).text();
+    const map = (JSON.parse(body.replace(/^event: message\ndata: /, "")) as { result: { content: Array<{ text: string }>; structuredContent: { next?: Record<string, unknown> } } }).result;
+    expect(map.structuredContent.next).toMatchObject({ skill: "bmad-prd", resume: { path: `${planning}/prd.md`, status: "draft", by: cy.email } });
+    expect(map.content[0]!.text).toContain(`\nNext: resume bmad-prd (Create Edit and Review PRD, phase 2-planning): ${planning}/prd.md [draft], which others wrote, not you ("${cy.email}"), is not settled. * required.`);
+    // Its writer is told nothing new.
+    const own = (await cy.call(TOOL.getWorkflowStatus, { project: as })).text.split("\n").find((line) => line.startsWith("- Next: "));
+    expect(own).toBe(`- Next: resume bmad-prd (bmad {"command":"*bmad-prd","project":"${as}"}): \`${planning}/prd.md\` (status: "draft") is not settled.`);
   });
 
   it("names the architecture where a final PRD and epics.md have none, and says a member's deletions beside the documents left (reviews 315, 316)", async () => {

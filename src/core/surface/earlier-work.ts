@@ -8,7 +8,7 @@ import type { Catalog } from "../catalog/catalog.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import { helpCatalogLines, splitCsvLine } from "../workspace/installer-manifests.js";
 import { cutAt, isOneLine } from "../lines.js";
-import { othersNote } from "../workspace/line-authors.js";
+import { othersNote, writtenOnlyBy } from "../workspace/line-authors.js";
 import { codeSpan } from "../workspace/paths.js";
 import { servedText, type BundleReader } from "./reader.js";
 import { defaultConfigValues, fillConfigValues, projectConfigValues } from "./skill-render.js";
@@ -231,8 +231,8 @@ async function namedDocuments(runtime: ProjectRuntime, found: string[], roots: s
   // reviews" read as the server's).
   const withStatus = read.map((path, i) => ({ path, status: statuses[i], by: runtime.writtenByOthers?.get(path) }));
   const statusOf = new Map(withStatus.map((f) => [f.path, f.status]));
-  const othersOf = new Map(withStatus.flatMap((f) => (f.by?.some((o) => o.lines === "all" && !o.with_you) ? [[f.path, f.by.filter((o) => !o.with_you).map((o) => o.by).join(", ")] as const] : [])));
-  const work = files.map((path) => ({ path, ...(statusOf.get(path) ? { status: statusOf.get(path)! } : {}), ...(othersOf.has(path) ? { by: othersOf.get(path)! } : {}) }));
+  const onlyBy = new Map(withStatus.map((f) => [f.path, writtenOnlyBy(f.by)]));
+  const work = files.map((path) => ({ path, ...(statusOf.get(path) ? { status: statusOf.get(path)! } : {}), ...(onlyBy.get(path) ? { by: onlyBy.get(path)! } : {}) }));
   const [leading] = leadingAndWorking(read, roots, (path) => statusOf.get(path) !== undefined);
   const leads = new Set(leading);
   const shown = [...eachFolderInTurn(withStatus.filter((f) => leads.has(f.path))), ...eachFolderInTurn(withStatus.filter((f) => !leads.has(f.path)))].slice(0, SHOWN);

@@ -7,11 +7,11 @@ import { byAt, withShownTime, type FileContent, type ListedFile, type WorkspaceF
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, frontmatterStatus, helpFor, outermost, projectFolder, type HelpRow } from "./earlier-work.js";
-import { othersNote, othersSuffix } from "../workspace/line-authors.js";
+import { othersNote, othersSuffix, writtenOnlyBy } from "../workspace/line-authors.js";
 import { asOneLine, showName } from "../lines.js";
 import { helpRowsLeftOut } from "../workspace/installer-manifests.js";
 import { isMemlogPath } from "../runtime/memlog-text.js";
-import { nextStep, plannedSteps, settles, stepWord } from "./project-state.js";
+import { nextStep, othersWrote, plannedSteps, settles, stepWord } from "./project-state.js";
 
 /** Documents read for their status, at most; memlogs read, at most; entries shown of each. */
 const MAX_DOCS = 40;
@@ -34,8 +34,9 @@ export interface ProjectMap {
   /** Documents in those folders that no workflow's outputs name. */
   other: MapArtifact[];
   memlogs: Array<{ path: string; updated_at: string; updated_at_local?: string; entries: string[]; others?: string }>;
-  /** `resume`: the step's document that is begun and not settled (a draft PRD). */
-  next?: { skill: string; title: string; phase: string; resume?: { path: string; status?: string } };
+  /** `resume`: the step's document that is begun and not settled (a draft PRD); `by`: who wrote it, where the caller
+   *  wrote none of it (writtenOnlyBy). */
+  next?: { skill: string; title: string; phase: string; resume?: { path: string; status?: string; by?: string } };
   /** Documents beyond MAX_DOCS, not shown. */
   more: number;
   /** Rows of bmad-help.csv left out (past the rows a catalog gives): its phases and "next" may miss workflows. */
@@ -59,11 +60,11 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   // Which workflows are done is known from every document's path; the documents shown are taken from each
   // workflow in turn (review 101: past 40, the stories that sort first hid the PRD, and "next" asked for it again).
   const ownerOf = new Map(docs.map((d) => [d.path, ownerRow(d.path, rows, folderOf)]));
-  const [artifacts, memlogs] = await Promise.all([described(files, inTurn(docs, (d) => ownerOf.get(d.path), MAX_DOCS)), memlogEntries(files, memlogPaths.slice(0, MAX_MEMLOGS))]);
+  const [{ artifacts, onlyBy }, memlogs] = await Promise.all([described(files, inTurn(docs, (d) => ownerOf.get(d.path), MAX_DOCS)), memlogEntries(files, memlogPaths.slice(0, MAX_MEMLOGS))]);
   // Done is settled, as get_workflow_status says it (review 322: a draft PRD was marked done, and Next skipped it):
   // a required workflow by its step; another by a document of its own that settles it by the same rule.
   const statusOf = new Map(artifacts.flatMap((a) => (a.status ? [[a.path, a.status] as const] : [])));
-  const work = docs.map((d) => ({ path: d.path, ...(statusOf.has(d.path) ? { status: statusOf.get(d.path)! } : {}) }));
+  const work = docs.map((d) => ({ path: d.path, ...(statusOf.has(d.path) ? { status: statusOf.get(d.path)! } : {}), ...(onlyBy.get(d.path) ? { by: onlyBy.get(d.path)! } : {}) }));
   const steps = await plannedSteps(reader, work);
   const settled = new Set(steps.filter((s) => s.settled.length).map((s) => s.skill));
   const doneBy = (row: HelpRow) => {
@@ -88,7 +89,7 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
     return { phase, workflows, artifacts: own.flatMap((r) => byRow.get(r) ?? []) };
   });
   const step = nextStep(reader.catalog, steps)?.step;
-  const resume = step?.shown && { path: step.shown.path, ...(step.shown.status ? { status: step.shown.status } : {}) };
+  const resume = step?.shown && { path: step.shown.path, ...(step.shown.status ? { status: step.shown.status } : {}), ...(step.shown.by ? { by: step.shown.by } : {}) };
   const next = step && { skill: step.skill, title: step.title, phase: step.phase, ...(resume ? { resume } : {}) };
   return { project: files.project, phases, other, memlogs, ...(next ? { next } : {}), more: Math.max(0, docs.length - MAX_DOCS), ...(leftOut ? { catalog_rows_left_out: leftOut } : {}) };
 }
@@ -131,11 +132,14 @@ async function peeked(files: WorkspaceFiles, paths: string[], part: { head: numb
   return out.ok ? out.value : [];
 }
 
-async function described(files: WorkspaceFiles, docs: ListedFile[]): Promise<MapArtifact[]> {
-  return (await peeked(files, docs.map((d) => d.path), { head: FRONTMATTER_BYTES })).map((f) => {
+/** The documents as the map shows them, and by path, who wrote those the caller wrote none of (writtenOnlyBy). */
+async function described(files: WorkspaceFiles, docs: ListedFile[]): Promise<{ artifacts: MapArtifact[]; onlyBy: Map<string, string | undefined> }> {
+  const read = await peeked(files, docs.map((d) => d.path), { head: FRONTMATTER_BYTES });
+  const artifacts = read.map((f) => {
     const status = frontmatterStatus(f.data);
     return withShownTime(files, { path: f.path, ...(status ? { status } : {}), version: f.version, updated_at: f.updated_at, author: f.author, ...byOthers(f) }, "updated_at");
   });
+  return { artifacts, onlyBy: new Map(read.map((f) => [f.path, writtenOnlyBy(f.others)])) };
 }
 
 /** Each memlog's last entries (its `- ` lines), newest memlog first. */
@@ -167,7 +171,7 @@ export function mapText(map: ProjectMap, name = map.project, show = (at: string)
   if (cut) lines.push(`(${helpRowsLeftOut(cut, "bmad-help.csv")})`);
   const next = map.next;
   // Said as get_workflow_status says it: a begun step not settled is resumed.
-  const resume = next?.resume ? `: ${showName(next.resume.path)}${next.resume.status ? ` [${next.resume.status}]` : ""} is not settled` : "";
+  const resume = next?.resume ? `: ${showName(next.resume.path)}${next.resume.status ? ` [${next.resume.status}]` : ""}${next.resume.by ? `, ${othersWrote(next.resume.by)},` : ""} is not settled` : "";
   lines.push(next ? `Next: ${next.resume ? "resume " : ""}${next.skill} (${next.title}, phase ${next.phase})${resume}. * required.` : cut ? "No required workflow left to do among the rows read; the rows left out may name one. * required." : "Every required workflow from the first one begun is done. * required.");
   return lines.join("\n");
 }

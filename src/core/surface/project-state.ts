@@ -38,8 +38,10 @@ export async function projectState(deps: SurfaceDeps, project: string | undefine
   const sprint = work.documents.find((d) => /(^|\/)sprint-status\.yaml$/.test(d.path))?.path;
   const next = sprint ? await sprintNext(deps, found.runtime, sprint, project, runs) : undefined;
   const steps = await plannedSteps(deps.reader, work.documents);
-  const after = sprint ? undefined : requiredNext(deps, steps, project);
-  const lines = [...(work.line ? [work.line] : []), ...(sprint ? [`- ${codeSpan(sprint)} holds the sprint plan${next ? `: ${next}` : ""}.`] : after ? [after] : [])];
+  // A sprint file settles no planning step begun before it (review 325: a member's sprint-status.yaml hid the owner's
+  // draft PRD): that step comes first, then the sprint's line.
+  const after = requiredNext(deps, steps, project, sprint);
+  const lines = [...(work.line ? [work.line] : []), ...(after ? [after] : []), ...(sprint ? [`- ${codeSpan(sprint)} holds the sprint plan${next ? `: ${next}` : ""}.`] : [])];
   return { lines, documents: work.documents, steps, ...(sprint ? { sprint_status: sprint } : {}), ...(work.fresh ? { fresh: work.fresh } : {}) };
 }
 
@@ -114,23 +116,32 @@ export async function plannedSteps(reader: BundleReader, documents: WorkDocument
  *  settles and this server serves (review 305: a final PRD and architecture were answered with no next step; review
  *  315: one after the last settled skipped a missing architecture). Steps before the first begun are not asked for: a
  *  project that began at a later one (a quick flow's spec) chose so; where none is begun, the first. A step begun and
- *  not settled (a draft PRD, its `shown`) is to be resumed. get_workflow_status and the project map both name it. */
-export function nextStep(catalog: Catalog, steps: PlannedStep[]): { step: PlannedStep; passed: PlannedStep[] } | undefined {
+ *  not settled (a draft PRD, its `shown`) is to be resumed. get_workflow_status and the project map both name it.
+ *  Where a sprint is planned (`sprint`, its file), planning is done but for a step begun and not settled before the
+ *  sprint's own (the step its file is a document of): only such a step is next; after it the sprint says what is. */
+export function nextStep(catalog: Catalog, steps: PlannedStep[], sprint?: string): { step: PlannedStep; passed: PlannedStep[] } | undefined {
   const first = Math.max(0, steps.findIndex((s) => s.documents.length));
-  const at = steps.findIndex((s, i) => i >= first && !s.settled.length && catalog.resolve("workflow", s.skill).ok);
+  const sprintAt = sprint === undefined ? -1 : steps.findIndex((s) => s.documents.some((d) => d.path === sprint));
+  const end = sprintAt < 0 ? steps.length : sprintAt;
+  const at = steps.findIndex((s, i) => i >= first && i < end && !s.settled.length && (sprint === undefined || s.documents.length > 0) && catalog.resolve("workflow", s.skill).ok);
   return at < 0 ? undefined : { step: steps[at]!, passed: steps.slice(first, at) };
 }
 
-/** Where a required step of bmad-help.csv has begun and no sprint is planned: the next step (nextStep) as its call.
- *  Steps before it that only other members' documents settle are named, so that the caller's model is not steered by
- *  them unawares (review 316: a member's architecture-notes.md skipped the step). */
-function requiredNext(deps: SurfaceDeps, steps: PlannedStep[], project: string | undefined): string | undefined {
+/** Where a required step of bmad-help.csv has begun: the next step (nextStep) as its call, the draft to resume named,
+ *  and who wrote it where the caller wrote none of it. Steps before it that only other members' documents settle are
+ *  named, so that the caller's model is not steered by them unawares (review 316: a member's architecture-notes.md
+ *  skipped the step). */
+function requiredNext(deps: SurfaceDeps, steps: PlannedStep[], project: string | undefined, sprint: string | undefined): string | undefined {
   if (!steps.some((s) => s.documents.length)) return undefined;
-  const found = nextStep(deps.reader.catalog, steps);
+  const found = nextStep(deps.reader.catalog, steps, sprint);
   if (!found) return undefined;
   const { step: next, passed } = found;
   const call = `${TOOL.bmad} ${JSON.stringify({ command: `*${next.skill}`, ...namedIn(deps, project) })}`;
-  const resume = next.shown ? `: ${codeSpan(next.shown.path)}${next.shown.status ? ` (status: ${JSON.stringify(next.shown.status)})` : ""} is not settled` : "";
-  const theirs = passed.flatMap((s) => (s.settled.length && s.settled.every((d) => d.by) ? [`${s.skill} is settled only by ${codeSpan(s.settled[0]!.path)}, which others wrote, not you (${JSON.stringify(s.settled[0]!.by)})`] : []));
+  const shown = next.shown;
+  const resume = shown ? `: ${codeSpan(shown.path)}${shown.status ? ` (status: ${JSON.stringify(shown.status)})` : ""}${shown.by ? `, ${othersWrote(shown.by)},` : ""} is not settled` : "";
+  const theirs = passed.flatMap((s) => (s.settled.length && s.settled.every((d) => d.by) ? [`${s.skill} is settled only by ${codeSpan(s.settled[0]!.path)}, ${othersWrote(s.settled[0]!.by!)}`] : []));
   return `- Next: ${next.shown ? "resume " : ""}${next.skill} (${call})${resume}.${theirs.length ? ` ${theirs.join("; ")}.` : ""}`;
 }
+
+/** The clause naming who wrote a document the caller wrote none of (WorkDocument's `by`), as every Next says it. */
+export const othersWrote = (by: string): string => `which others wrote, not you (${JSON.stringify(by)})`;

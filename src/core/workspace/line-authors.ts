@@ -491,5 +491,11 @@ export function othersBeyond(others: ByOthers | undefined, lastAuthor: string | 
   return !others?.length || (others.length === 1 && others[0]!.by === lastAuthor && others[0]!.lines === "all" && !others[0]!.with_you) ? undefined : othersNote(others);
 }
 
+/** Who wrote a file where others wrote all of it and the reader none (their labels, "bob, carol"); undefined where the
+ *  reader wrote any of it. A document so written is named as theirs wherever a step's state is said. */
+export function writtenOnlyBy(others: ByOthers | undefined): string | undefined {
+  return others?.some((o) => o.lines === "all" && !o.with_you) ? others.filter((o) => !o.with_you).map((o) => o.by).join(", ") : undefined;
+}
+
 /** The clause for a note made already (othersNote), or none. */
 export const othersSuffix = (note: string | undefined): string => (note ? `; ${note}` : "");
