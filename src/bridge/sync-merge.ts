@@ -32,11 +32,22 @@ export const untoldSent = (o: SyncOptions, reason: string) => ({
   fix: `copy yours aside, ${o.again("pull", true)}, compare yours with the remote's (bmad-files history lists its versions), and push what it lacks`,
 });
 
+/** Why a file of the user's changed (or `deleted`) here stays here when the remote serves its copy altered (a
+ *  `redacted` read), and the ways out: one text for pull's line and push's, which holds it back. `there`: the remote's
+ *  change since the pull, where it changed too. Nothing built from the served copy is sent, a merge neither (review
+ *  325: a pull merged one and promised push would send it): it would erase on the remote what the copy left out. */
+export function servedAlteredHeld(o: SyncOptions, deleted: boolean, there?: string): string {
+  const [here, back] = deleted ? ["deleted here", "Bring back the remote's served copy"] : ["changed here", "Take the remote's served copy (yours is kept a week)"];
+  return `${here}${there ? `, and ${there}` : ""}, but the remote serves it altered (without its secret-looking keys, or with bytes that are not UTF-8 shown as \uFFFD), so push holds it back and a pull merges nothing into it: either would lose what the copy left out. ${back} with ${o.again("pull", true)}; to replace the remote's, its owner deletes it there (bmad-files delete) and you push yours again (without secrets, and as UTF-8 text)`;
+}
+
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
 /** `mine` (the file here) merged with `theirs` (the remote's) since `synced`, the version pulled; undefined where the
- *  file merges not: no memory file or memlog, or a memlog a side did more than append to. */
-export async function mergeBothWays(o: SyncOptions, path: string, mine: Uint8Array, synced: SyncedFile | undefined, theirs: { bytes: Uint8Array; version: number }): Promise<Merge | undefined> {
+ *  file merges not: no memory file or memlog, a memlog a side did more than append to, or a copy served altered
+ *  (servedAlteredHeld). */
+export async function mergeBothWays(o: SyncOptions, path: string, mine: Uint8Array, synced: SyncedFile | undefined, theirs: { bytes: Uint8Array; version: number; redacted?: boolean }): Promise<Merge | undefined> {
+  if (theirs.redacted) return undefined;
   let merged: string | undefined;
   if (structuredType(path)) {
     // Against the version last pulled, read from the workspace's history, so that a memory one side removed stays removed.

@@ -22,7 +22,7 @@ import { FoldedNames } from "../core/workspace/folded-names.js";
 import { MAX_PROJECT_BYTES, MIB } from "../core/workspace/limits.js";
 import { scriptPlace, type BmadScripts } from "../core/runtime/scripts.js";
 import { isMemlogPath } from "../core/runtime/memlog-text.js";
-import { conflictFix, mergeBothWays, remoteChange, untoldSent } from "./sync-merge.js";
+import { conflictFix, mergeBothWays, remoteChange, servedAlteredHeld, untoldSent } from "./sync-merge.js";
 import { CENTRAL_LAYERS } from "../core/runtime/config-utils.js";
 
 export interface SyncOptions {
@@ -125,8 +125,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     } else if (!remoteChanged && !o.force) {
       // A change here to a copy the remote served altered, which push holds back: a conflict only --force resolves, by
       // the remote's served copy; yours stays until then (review 324: this said "push sends it", and push refused it).
-      const [here, way] = local.kind === "missing" ? ["deleted here", "bring back the remote's served copy"] : ["changed here", "take the remote's served copy (yours is kept a week)"];
-      report.add("kept", path, `${here}, but the remote served it altered, so push holds it back: ${way} with ${o.again("pull", true)}`);
+      report.add("kept", path, servedAlteredHeld(o, local.kind === "missing"));
       steps.push({ op: "record", path, file: synced });
     } else fetches.push({ path, local, synced, localChanged });
   };
@@ -260,6 +259,13 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
     // The remote's change may be the user's own push (its answer lost): no merge, which could add their entries twice.
     if (before?.sent?.has(f.path)) {
       refusals.push({ path: f.path, ...untoldSent(o, reason) });
+      continue;
+    }
+    // Changed on both sides, the remote's copy served altered: nothing built from it is sent, a merge neither, so yours
+    // stays as it is, and its record (the remote's change is not here); push holds it back in the same words.
+    if (content.redacted && f.synced) {
+      report.add("left", f.path, servedAlteredHeld(o, f.local.kind === "missing", remoteChange(f.synced.version, content.version, content.author, " since the pull")));
+      steps.push({ op: "record", path: f.path, file: f.synced });
       continue;
     }
     // Memory files and memlogs merge (the project's copy then differs, push sends it).
@@ -424,6 +430,10 @@ async function twinsHere(filesHere: () => Promise<string[]>, paths: string[], re
     } else if (found?.kind === "folder") {
       const folder = found.below.split("/").slice(0, path.split("/").length).join("/");
       notes.set(path, `${printable(folder)} is a folder here (it holds ${printable(found.below)}), ${why} (${TWIN_DIFFERENCE}), so the pull writes nothing beside it: rename yours to pull this`);
+    } else if (found?.kind === "folder twin") {
+      // macOS and Windows would put it in yours, Linux in a second folder beside it.
+      const shown = showTwins(found.mine, found.at, printable);
+      notes.set(path, `${shown(found.at)} is a folder here (it holds ${printable(found.below)}), ${why.replace("this one", "this one's folder")} (${shown(found.mine)}: ${TWIN_DIFFERENCE}), so the pull writes nothing in or beside it: rename your folder to ${shown(found.mine)} to pull this`);
     }
   }
   return notes;

@@ -11,7 +11,7 @@ import { isInstallFile, isPersonalFile, notCarried } from "../core/workspace/syn
 import { mapLimited } from "../core/map-limited.js";
 import { onlyYoursReason, type SyncOptions, type SyncResult } from "./sync-pull.js";
 import { loadState, localOnlyPaths, pulledRecord, pushedRecord, saveState, settleSent, type SyncedFile, type SyncState } from "./sync-state.js";
-import { mergeBothWays, remoteChange, untoldSent } from "./sync-merge.js";
+import { mergeBothWays, remoteChange, servedAlteredHeld, untoldSent } from "./sync-merge.js";
 import { structuredType } from "../core/memory/files.js";
 import type { Remote, RemoteContent } from "./sync-remote.js";
 import { DATA_FILE, holdsSecrets, sanitizeConfigText, secretPlace, shapedSecretAt } from "../core/catalog/config.js";
@@ -107,6 +107,11 @@ function clashNote(names: FoldedNames, path: string): string | undefined {
     return `the remote has ${theirs}, a name macOS and Windows read as this one, or that prints as it (${mine}: ${TWIN_DIFFERENCE}), so it takes no file here: rename yours to push it`;
   }
   if (found?.kind === "above") return `the remote has a file ${printable(found.at)} where this needs a folder, so it takes no file here: rename your folder, or remove that file on the remote`;
+  if (found?.kind === "folder twin") {
+    // The remote would take it, and hold two folders that macOS and Windows read as one.
+    const shown = showTwins(found.mine, found.at, printable);
+    return `the remote has a folder ${shown(found.at)} (it holds ${printable(found.below)}), a name macOS and Windows read as this one's folder, or that prints as it (${shown(found.mine)}: ${TWIN_DIFFERENCE}), so push sends nothing into yours: rename your folder to ${shown(found.at)} to push it`;
+  }
   return found?.kind === "folder" ? `the remote has a folder of this name (it holds ${printable(found.below)}), so it takes no file here: rename yours to push it` : undefined;
 }
 
@@ -241,11 +246,13 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
     }
     // That file alone stays here, and keeps no other from going (reviews 102, 113; review 324: one memory file a member
     // wrote a secret into stopped every push). Once the remote holds no file there, yours goes as any other.
-    if (synced?.redacted && now) {
-      const [here, back] = local.kind === "missing" ? ["deleted here", "bring back the remote's served copy"] : ["changed here", "take the remote's served copy (yours is kept a week)"];
-      holdUnsent(path, `${here}, but the remote served it altered (without its secret-looking keys, or with bytes that are not UTF-8 shown as \uFFFD), so pushing would lose what it left out: ${back} with ${o.again("pull", true)}; to replace the remote's, its owner deletes it there (bmad-files delete) and you push yours again (without secrets, and as UTF-8 text)`);
+    if (synced?.redacted && now && !remoteChanged) {
+      holdUnsent(path, servedAlteredHeld(o, local.kind === "missing"));
       continue;
     }
+    // Changed on the remote too: its copy now is read first, --force or not, and the file held back where it is still
+    // served altered (below); where it is no longer, a conflict as any other.
+    const readFirst = remoteChanged && !!now && !!synced?.redacted;
     // What the remote takes no tool's change to (BMAD's scripts and install record, which an install or upgrade here
     // rewrites) stays here, named, and keeps no other from going (review 102: after a reinstall every push failed).
     if (local.kind !== "missing" || synced) {
@@ -257,7 +264,7 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
     if (local.kind === "missing") {
       if (!synced) continue;
       if (now === 0) steps.push({ op: "forget", path });
-      else if (remoteChanged && !overrides(path)) {
+      else if (remoteChanged && (!overrides(path) || readFirst)) {
         suspects.push({ path, reason: (read) => `deleted here, and ${changedThere(expected, now, read, " since the pull")}`, ...(forced(path) ? { forced: { op: "delete", path, ifVersion: now, over: expected } } : {}) });
       }
       else steps.push({ op: "delete", path, ifVersion: now, ...(remoteChanged ? { over: expected } : {}) });
@@ -283,7 +290,7 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
       else report.add("held", path, held.why);
       continue;
     }
-    if (remoteChanged && !overrides(path)) {
+    if (remoteChanged && (!overrides(path) || readFirst)) {
       const reason = (read: Remote<RemoteContent>) => (synced ? `changed here, and ${changedThere(expected, now, read, " since the pull")}` : "new here, and the remote has a file there since the pull");
       // Memory files and memlogs merge on pull (sync-pull.ts): no copy aside, no --force.
       if (now) suspects.push({ path, sha256: local.sha256, reason, ...(forced(path) ? { forced: { op: "write", path, text, sha256: local.sha256, ifVersion: now, kind: "updated", over: expected } } : {}), ...(synced ? { merges: { mine: local.bytes, synced } } : {}) });
@@ -314,6 +321,9 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
     } else if (read.ok && read.value.byOthers && onlyYoursReason(path)) {
       const here = suspect.sha256 ? "yours here and the remote's differ" : "deleted here, and changed on the remote";
       report.add("held", path, keepsBoth(`${here} since the pull, and another member wrote some of the remote's`, "Read theirs with bmad-files and copy by hand what you trust"));
+    } else if (read.ok && read.value.redacted && state.files.has(path)) {
+      // As the pull leaves it, --force too: what push would send over the remote's is built from a copy missing some of it.
+      holdUnsent(path, servedAlteredHeld(o, !suspect.sha256, remoteChange(state.files.get(path)!.version, read.value.version, read.value.author, " since the pull")));
     } else if (suspect.forced) steps.push(suspect.forced);
     else if (state.sent?.has(path)) refusals.push({ path, ...untoldSent(o, suspect.reason(read)) });
     else {

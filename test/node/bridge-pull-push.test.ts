@@ -122,6 +122,13 @@ const python = (cwd: string, argv: string[]): Promise<Run> =>
     child.on("close", (code) => resolve({ code, stdout, stderr }));
   });
 
+/** Why a file changed (or deleted) here stays here while the remote serves its copy altered: pull's line and push's
+ *  alike (review 325); `there`, the remote's change since the pull, where it changed too. */
+const servedAltered = (dir: string, deleted: boolean, there?: string) => {
+  const [here, back] = deleted ? ["deleted here", "Bring back the remote's served copy"] : ["changed here", "Take the remote's served copy (yours is kept a week)"];
+  return `(${here}${there ? `, and ${there}` : ""}, but the remote serves it altered (without its secret-looking keys, or with bytes that are not UTF-8 shown as \uFFFD), so push holds it back and a pull merges nothing into it: either would lose what the copy left out. ${back} with bmad-mcp pull --remote ${remote} --project ${PROJECT} --dir ${dir} --force; to replace the remote's, its owner deletes it there (bmad-files delete) and you push yours again (without secrets, and as UTF-8 text))`;
+};
+
 /** The output line that names `path` as `kind`: held and left lines name every file one reason holds (review 205). */
 const lineOf = (out: string, kind: "held" | "left", path: string) => out.split("\n").find((line) => line.startsWith(`${kind.padEnd(8)} `) && line.slice(9).split(" (")[0]!.split(/, | and /).includes(path)) ?? `no ${kind} line names ${path}`;
 
@@ -467,8 +474,7 @@ describe("against the real Worker", () => {
     const pushed = await sync("push", dir);
     expect(pushed.code).toBe(1);
     // That file alone is held back, named with the way out; the rest goes (review 324: one such file stopped every push).
-    const altered = "but the remote served it altered (without its secret-looking keys, or with bytes that are not UTF-8 shown as \uFFFD), so pushing would lose what it left out";
-    expect(lineOf(pushed.stdout, "held", CUSTOM)).toContain(`(changed here, ${altered}: take the remote's served copy (yours is kept a week) with bmad-mcp pull --remote ${remote} --project ${PROJECT} --dir ${dir} --force; to replace the remote's, its owner deletes it there (bmad-files delete) and you push yours again (without secrets, and as UTF-8 text))`);
+    expect(lineOf(pushed.stdout, "held", CUSTOM)).toContain(servedAltered(dir, false));
     // A change held back is no success for a script that checks the exit code (review 324).
     expect(pushed.stderr).toContain(`bmad-mcp push: ${CUSTOM}, made or changed here, was held back for the reason above; nothing was sent.\n`);
     expect((await files({ action: "history", path: CUSTOM })).structured.versions[0].version).toBe(2); // untouched
@@ -492,19 +498,18 @@ describe("against the real Worker", () => {
     const pushed = await sync("push", dir);
     expect(pushed.code).toBe(1);
     expect(pushed.stdout).toMatch(new RegExp(`updated  ${RUN}/notes.md \\(now version \\d+\\)\n`));
-    expect(lineOf(pushed.stdout, "held", DECISIONS)).toContain("(changed here, but the remote served it altered");
-    expect(lineOf(pushed.stdout, "held", CUSTOM)).toContain("(changed here, but the remote served it altered");
+    expect(lineOf(pushed.stdout, "held", DECISIONS)).toContain(servedAltered(dir, false));
+    expect(lineOf(pushed.stdout, "held", CUSTOM)).toContain(servedAltered(dir, false));
     expect(pushed.stderr).toContain(`, made or changed here, were held back for the reason above; the files above were sent.\n`);
     expect(await remoteText(`${RUN}/notes.md`)).toBe("Ask about sync, twice.\n");
     // Pull keeps the change, and says what push does with it: not "push sends it".
     const kept = await sync("pull", dir);
     expect(kept.code, kept.stderr).toBe(0);
-    const force = `bmad-mcp pull --remote ${remote} --project ${PROJECT} --dir ${dir} --force`;
-    expect(kept.stdout).toContain(`kept     ${DECISIONS} (changed here, but the remote served it altered, so push holds it back: take the remote's served copy (yours is kept a week) with ${force})\n`);
+    expect(kept.stdout).toContain(`kept     ${DECISIONS} ${servedAltered(dir, false)}\n`);
     expect(kept.stdout).not.toContain("push sends it");
     rmSync(local(DECISIONS));
     const deleted = await sync("pull", dir);
-    expect(deleted.stdout).toContain(`kept     ${DECISIONS} (deleted here, but the remote served it altered, so push holds it back: bring back the remote's served copy with ${force})\n`);
+    expect(deleted.stdout).toContain(`kept     ${DECISIONS} ${servedAltered(dir, true)}\n`);
     expect(deleted.stdout).not.toContain("push deletes it");
     writeFileSync(local(DECISIONS), mine);
     // --force writes the remote's served copy over each, keeping yours a week as every overwrite does.
@@ -525,6 +530,64 @@ describe("against the real Worker", () => {
     expect(after.code, after.stderr).toBe(0);
     expect(after.stdout).toContain(`added    ${DECISIONS} (now version`);
     expect(await remoteText(DECISIONS)).toBe(original);
+  }, 60_000);
+
+  it("neither merges nor sends a memory file changed here and on the remote whose copy the remote serves altered: pull and push say alike why (review 325)", async () => {
+    const DECISIONS = "_bmad/_memory/structured/decisions.jsonl";
+    const hidden = "ghp_aB3dE5fG7h\u200bJ9kL1mN3pQ5rS7tU9vW1xY3zA5"; // a token behind a zero-width space: served without it
+    const memory = (n: number, text: string, tags: string[] = []) => `${JSON.stringify({ id: `${n}${n}${n}${n}${n}${n}${n}${n}-2222-5333-8444-555555555555`, type: "decisions", agent: "architect", text, tags, created_at: "2026-11-30T06:00:00Z" })}\n`;
+    const original = await remoteText(DECISIONS);
+    const version = async () => (await files({ action: "history", path: DECISIONS })).structured.versions[0].version as number;
+    const byMember = async (content: string) => {
+      const written = await files({ action: "write", path: DECISIONS, content });
+      expect(written.isError, written.text).toBe(false);
+    };
+    /** The remote's change since the pull, as both name it. */
+    const there = (from: number, pulled: Run) => new RegExp(`changed on the remote(?: by \\S+)? since the pull \\(version ${from} -> ${from + 1}\\)`).exec(pulled.stdout)?.[0];
+
+    // Pulled as it is stored; a member's new version is served altered, and a memory is added here.
+    const v = await version();
+    await byMember(`${original}${memory(1, "Deploy key decision.", [hidden])}`);
+    appendFileSync(local(DECISIONS), memory(2, "Owner decision, here."));
+    const mine = readFileSync(local(DECISIONS), "utf8");
+    const pushed = await sync("push", dir);
+    expect(pushed.code).toBe(1);
+    const change = there(v, pushed);
+    expect(change).toBeDefined();
+    expect(lineOf(pushed.stdout, "held", DECISIONS)).toContain(servedAltered(dir, false, change));
+    expect(pushed.stderr).not.toContain("merges the memories");
+    const pulled = await sync("pull", dir);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    // No merge built from the served copy, and no promise that push sends one: the same words push said.
+    expect(lineOf(pulled.stdout, "left", DECISIONS)).toContain(servedAltered(dir, false, change));
+    expect(pulled.stdout).not.toContain("push sends the merge");
+    expect(readFileSync(local(DECISIONS), "utf8")).toBe(mine);
+
+    // Served altered when pulled too: changed on both sides again, pull leaves it, and push --force sends nothing over it.
+    expect((await sync("pull", dir, "--force")).code).toBe(0);
+    // A member remembers another (bmad-files writes no file that holds a secret; the memory tools add to it).
+    const memories = new Client({ name: "pull-push-memory-325", version: "1.0.0" });
+    await memories.connect(new StreamableHTTPClientTransport(new URL(`${remote}?toolsets=default,memory`), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    const remembered = await memories.callTool({ name: "remember_structured", arguments: { project: PROJECT, type: "decisions", agent: "architect", text: "A member's second decision." } });
+    await memories.close();
+    expect(remembered.isError, toolText(remembered)).toBeFalsy();
+    appendFileSync(local(DECISIONS), memory(4, "Owner decision, again."));
+    const again = await sync("pull", dir);
+    expect(again.code, again.stderr).toBe(0);
+    const change2 = there(v + 1, again);
+    expect(change2).toBeDefined();
+    expect(lineOf(again.stdout, "left", DECISIONS)).toContain(servedAltered(dir, false, change2));
+    expect(again.stdout).not.toContain("push sends the merge");
+    const forced = await sync("push", dir, "--force", DECISIONS);
+    expect(forced.code).toBe(1);
+    expect(lineOf(forced.stdout, "held", DECISIONS)).toContain(servedAltered(dir, false, change2));
+    expect(await version()).toBe(v + 2);
+
+    // Its owner deletes it there and writes it again without the secret: a pull takes it.
+    expect((await files({ action: "delete", path: DECISIONS })).isError).toBe(false);
+    await byMember(original);
+    expect((await sync("pull", dir, "--force")).code).toBe(0);
+    expect(readFileSync(local(DECISIONS), "utf8")).toBe(original);
   }, 60_000);
 
   it("refuses a broken state file, another project's folder, and files it did not pull, until --force", async () => {
@@ -644,6 +707,36 @@ describe("against the real Worker", () => {
     expect(out.stdout).toMatch(/ 5 left on the remote\./);
     for (const path of mine) expect(readFileSync(join(twins, path), "utf8")).toBe(`mine: ${path}\n`);
     expect(readdirSync(join(twins, T)).sort()).toEqual(["Box", "Notes.md", "Report.md", "old.md", "plan.md", "r\u00e9sum\u00e9.md"]);
+  }, 60_000);
+
+  it("holds a file whose folder the other side spells otherwise, on pull and on push: one folder on macOS and Windows, two on Linux (review 325)", async () => {
+    const F = "_bmad-output/folders";
+    const into = join(tmp.dir, "folder-twins");
+    expect((await files({ action: "write", path: `${F}/seed.md`, content: "seed\n" })).isError).toBe(false);
+    expect((await sync("pull", into)).code).toBe(0);
+    mkdirSync(join(into, F, "notes"));
+    writeFileSync(join(into, F, "notes/b.md"), "mine\n");
+    expect((await files({ action: "write", path: `${F}/Notes/a.md`, content: "theirs\n" })).isError).toBe(false);
+    const twin = "they differ only in case, Unicode form, a trailing dot or a character that shows as nothing";
+    const alike = "a name macOS and Windows read as this one's folder, or that prints as it";
+
+    const pulled = await sync("pull", into);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(pulled.stdout).toContain(`left     ${F}/Notes/a.md (${F}/notes is a folder here (it holds ${F}/notes/b.md), ${alike} (${F}/Notes: ${twin}), so the pull writes nothing in or beside it: rename your folder to ${F}/Notes to pull this)\n`);
+    expect(readdirSync(join(into, F)).sort()).toEqual(["notes", "seed.md"]);
+    const pushed = await sync("push", into);
+    expect(pushed.code).toBe(1);
+    expect(pushed.stdout).toContain(`held     ${F}/notes/b.md (the remote has a folder ${F}/Notes (it holds ${F}/Notes/a.md), ${alike} (${F}/notes: ${twin}), so push sends nothing into yours: rename your folder to ${F}/Notes to push it)\n`);
+    expect((await files({ action: "read", path: `${F}/notes/b.md` })).isError).toBe(true);
+
+    // The way out both name: one spelling, and each side's file goes to the other.
+    renameSync(join(into, F, "notes"), join(into, F, "Notes"));
+    const after = await sync("pull", into);
+    expect(after.code, after.stderr).toBe(0);
+    expect(after.stdout).toContain(`added    ${F}/Notes/a.md\n`);
+    const sent = await sync("push", into);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout).toContain(`added    ${F}/Notes/b.md (now version 1)\n`);
   }, 60_000);
 
   it("logs out: revokes the saved sign-in at the server, so a stolen copy stops working, and deletes it", async () => {

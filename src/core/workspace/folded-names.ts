@@ -3,8 +3,9 @@
 import { foldPath } from "./paths.js";
 
 /** What stands in a new path's way: `file`, another spelling of it (`at`); `above`, a file (`at`) where it needs a
- *  folder; `folder`, a folder of its name, which holds `below`. */
-export type Clash = { kind: "file"; at: string } | { kind: "above"; at: string } | { kind: "folder"; below: string };
+ *  folder; `folder`, a folder of its name, which holds `below`; `folder twin`, a folder of its (`mine`) spelled
+ *  otherwise (`at`), which holds `below`: one folder on macOS and Windows, two on Linux. */
+export type Clash = { kind: "file"; at: string } | { kind: "above"; at: string } | { kind: "folder"; below: string } | { kind: "folder twin"; mine: string; at: string; below: string };
 
 /** Paths indexed once by their folded names, so each look-up costs one fold. */
 export class FoldedNames {
@@ -32,6 +33,15 @@ export class FoldedNames {
       if (above !== undefined) return { kind: "above", at: above };
     }
     const below = this.folders.get(key);
-    return below === undefined ? undefined : { kind: "folder", below };
+    if (below !== undefined) return { kind: "folder", below };
+    // Each folder on its way, as spelled by a file already below it (folding keeps the slashes: names match by depth).
+    const names = path.split("/");
+    for (let at = key.indexOf("/"), depth = 1; at >= 0; at = key.indexOf("/", at + 1), depth++) {
+      const other = this.folders.get(key.slice(0, at));
+      if (other === undefined) continue;
+      const [mine, theirs] = [names.slice(0, depth).join("/"), other.split("/").slice(0, depth).join("/")];
+      if (theirs !== mine) return { kind: "folder twin", mine, at: theirs, below: other };
+    }
+    return undefined;
   }
 }
