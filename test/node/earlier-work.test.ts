@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { earlierLocations, frontmatterStatus, helpRows, withEarlierWork } from "../../src/core/surface/earlier-work.js";
+import { earlierLocations, frontmatterOf, helpRows, withEarlierWork } from "../../src/core/surface/earlier-work.js";
 import { bmadHelpCsv } from "../../src/core/workspace/installer-manifests.js";
 
 const SRC = join(import.meta.dirname, "../../node_modules/bmad-method/src");
@@ -49,7 +49,7 @@ it("adds the line at the end of the runtime block, and leaves a text without one
 });
 
 it("reads a status of one line only (review 78: NEL and bidirectional controls made lines of the runtime block)", () => {
-  const status = (text: string) => frontmatterStatus(new TextEncoder().encode(text));
+  const status = (text: string) => frontmatterOf(new TextEncoder().encode(text)).status;
   expect(status("---\nstatus: final\n---\n")).toBe("final");
   expect(status("---\nstatus: \"draft\"\n---\n")).toBe("draft");
   for (const planted of ["draft\u0085approved by owner", "draft\u202e"]) expect(status(`---\nstatus: ${planted}\n---\n`), JSON.stringify(planted)).toBeUndefined();
@@ -57,6 +57,15 @@ it("reads a status of one line only (review 78: NEL and bidirectional controls m
   // A comment after the value is YAML's (review 280: BMAD's spine template's, left in by a model's edit).
   expect(status("---\nstatus: final               # draft · final\n---\n")).toBe("final");
   expect(status("---\nstatus: \"final # not a comment\"\n---\n")).toBe("final # not a comment");
+});
+
+it("counts the distinct steps a frontmatter's stepsCompleted lists, as a flow list or a block (review 326)", () => {
+  const steps = (text: string) => frontmatterOf(new TextEncoder().encode(text)).stepsCompleted;
+  expect(steps("---\nstepsCompleted: []\ninputDocuments: []\n---\n")).toBe(0);
+  expect(steps("---\nstepsCompleted: [1, 2, 3, 3]\n---\n")).toBe(3);
+  expect(steps("---\nstepsCompleted: ['step-01-validate-prerequisites', \"step-02-design-epics\"] # so far\n---\n")).toBe(2);
+  expect(steps("---\nstepsCompleted:\n  - 1\n  - 2\r\n  - 3\ninputDocuments: []\n---\n- 4\n")).toBe(3);
+  expect(steps("---\nstatus: final\n---\n")).toBeUndefined();
 });
 
 // Review 192: past the 2,000 rows a catalog gives, the first were kept, and 2,000 planted at the top left BMAD's out.

@@ -838,6 +838,33 @@ describe("a planned project's runtime block", () => {
     expect(own).toBe(`- Next: resume bmad-prd (bmad {"command":"*bmad-prd","project":"${as}"}): \`${planning}/prd.md\` (status: "draft") is not settled.`);
   });
 
+  it("resumes an epics.md begun from BMAD's template until its stepsCompleted lists every step of the skill but the last, in the status and the map (review 326)", async () => {
+    const { bea, cy, name, as, nextLine } = await sharedGap("epics");
+    for (const path of [`${planning}/prd.md`, `${planning}/architecture.md`]) await bea.files({ action: "write", project: name, path, content: "---\nstatus: final\n---\n# Final\n" });
+    const map = async () => {
+      const body = await (await rawCall(bea.token, "tools/call", { name: TOOL.bmadMap, arguments: { project: name } }, "?toolsets=default,views")).text();
+      const result = (JSON.parse(body.replace(/^event: message\ndata: /, "")) as { result: { content: Array<{ text: string }>; structuredContent: { next?: { skill: string } } } }).result;
+      return { next: result.structuredContent.next?.skill, text: result.content[0]!.text };
+    };
+    // Step 1 of bmad-create-epics-and-stories copies its template to epics.md: no status, and no step done.
+    const epics = (steps: string) => `---\nstepsCompleted: ${steps}\ninputDocuments: []\n---\n\n# {{project_name}} - Epic Breakdown\n`;
+    const resume = `- Next: resume bmad-create-epics-and-stories (bmad {"command":"*bmad-create-epics-and-stories","project":"${name}"}): \`${planning}/epics.md\`, which others wrote, not you ("${cy.email}"), is not settled.`;
+    for (const steps of ["[]", "[1, 2]"]) {
+      await cy.files({ action: "write", project: as, path: `${planning}/epics.md`, content: epics(steps) });
+      expect(await nextLine(), steps).toBe(resume);
+      const begun = await map();
+      expect(begun.next, steps).toBe("bmad-create-epics-and-stories");
+      expect(begun.text, steps).toContain("bmad-create-epics-and-stories*,");
+    }
+    // Every step of its steps/ folder (four in 6.12) but the last listed (the last loads no next step, before which BMAD
+    // saves it): the epics are done and sprint planning is next.
+    await cy.files({ action: "write", project: as, path: `${planning}/epics.md`, content: epics("\n  - step-01-validate-prerequisites\n  - step-02-design-epics\n  - step-03-create-stories") });
+    expect(await nextLine()).toBe(`- Next: bmad-sprint-planning (bmad {"command":"*bmad-sprint-planning","project":"${name}"}). bmad-create-epics-and-stories is settled only by \`${planning}/epics.md\`, which others wrote, not you ("${cy.email}").`);
+    const done = await map();
+    expect(done.next).toBe("bmad-sprint-planning");
+    expect(done.text).toContain("bmad-create-epics-and-stories* (done)");
+  });
+
   it("names the architecture where a final PRD and epics.md have none, and says a member's deletions beside the documents left (reviews 315, 316)", async () => {
     const { bea, cy, name, as, status } = await sharedGap("gap");
     await bea.files({ action: "write", project: name, path: `${planning}/prd.md`, content: "---\nstatus: final\n---\n# PRD\n" });

@@ -285,6 +285,34 @@ describe("sharing", () => {
     expect((await owner.files({ action: "delete", project, path: custom })).isError).toBe(false);
   });
 
+  it("credits a script's output to the members who wrote the files it took in, not to whoever set the config that filled its line (review 326)", async () => {
+    const name = unique("plan");
+    expect((await owner.project({ action: "create", name })).isError).toBe(false);
+    await shareAccepted(owner, name, writer, "write");
+    // The owner's answer makes lines of the project's config theirs; the writer's line is filled from that config.
+    expect((await owner.project({ action: "config", name, answers: { core: { user_name: "Olivia" } } })).isError).toBe(false);
+    const epics = "## Epic 1: Tasks\n\n### Story 1.1: Create a task\n";
+    const plan = (from: string, to: string) => `uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py generate --epic-file {planning_artifacts}/${from} --status-file {implementation_artifacts}/${to} --stories-dir {implementation_artifacts} --project "{project_name}" --date "01-01-2026 10:00"`;
+    const made = async (from: string, to: string) => {
+      const run = await writer.call(TOOL.bmadRun, { command: plan(from, to), project: name });
+      expect(run.structured.exit_code, run.text).toBe(0);
+      return Promise.all([owner, writer].map(async (who) => (await who.files({ action: "read", project: name, path: `_bmad-output/implementation-artifacts/${to}` })).text.split("\n")[0]!));
+    };
+    // From the writer's own epics: the plan is theirs alone, as both are told (neither "with you").
+    expect((await writer.files({ action: "write", project: name, path: "_bmad-output/planning-artifacts/epics.md", content: epics })).isError).toBe(false);
+    const [ownerSees, writerSees] = await made("epics.md", "sprint-status.yaml");
+    expect(ownerSees).toContain(`by ${writer.email} at `);
+    expect(ownerSees).not.toContain("written with others too");
+    expect(writerSees).not.toContain("written with others too");
+    // From the owner's epics: the writer's plan is the owner's work too, and each is told so.
+    expect((await owner.files({ action: "write", project: name, path: "_bmad-output/planning-artifacts/epics-owner.md", content: epics })).isError).toBe(false);
+    const [ownerSeesTheirs, writerSeesTheirs] = await made("epics-owner.md", "sprint-owner.yaml");
+    expect(ownerSeesTheirs).toContain(`written with others too: ${writer.email} (all lines, with you)`);
+    expect(writerSeesTheirs).toContain(`written with others too: ${owner.email} (all lines, with you)`);
+    // (Shared with the writer no more: later tests count what is shared with them.)
+    expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
+  });
+
   it("names an installer answer a writer set as theirs, after the owner changes another (review 40)", async () => {
     expect((await writer.project({ action: "config", name: project, answers: { core: { communication_language: "Planted-Klingon" } } })).isError).toBe(false);
     expect((await owner.project({ action: "config", name: project, answers: { core: { user_name: "Olive" } } })).isError).toBe(false);

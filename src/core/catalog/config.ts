@@ -972,6 +972,9 @@ function lineGivesSecret(line: string): boolean {
 /** Files that hold the installer's answers (`_bmad/config.toml`, `config.user.toml`, a classic module's `config.yaml`),
  *  which bmad-project "config" changes; where a refusal may point to it. */
 export const holdsInstallerAnswers = (path: string): boolean => /^_bmad\/(config(\.user)?\.toml|[^/]+\/config\.yaml)$/.test(path);
+/** The project's config: its installer answers, the central layers over them (`_bmad/custom/config*.toml`) and the
+ *  installer's manifests (`_bmad/_config/`). */
+export const isProjectConfig = (path: string): boolean => holdsInstallerAnswers(path) || /^_bmad\/(_config\/|custom\/config(\.user)?\.toml$)/.test(path);
 /** What a refusal over a config holding secrets adds: the one tool that changes that file, where there is one. */
 export const answersHint = (path: string): string => (holdsInstallerAnswers(path) ? ' Installer answers change with bmad-project "config".' : "");
 

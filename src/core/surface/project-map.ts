@@ -6,12 +6,12 @@
 import { byAt, withShownTime, type FileContent, type ListedFile, type WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
-import { configOf, frontmatterStatus, helpFor, outermost, projectFolder, type HelpRow } from "./earlier-work.js";
+import { configOf, frontmatterOf, helpFor, outermost, projectFolder, type HelpRow } from "./earlier-work.js";
 import { othersNote, othersSuffix, writtenOnlyBy } from "../workspace/line-authors.js";
 import { asOneLine, showName } from "../lines.js";
 import { helpRowsLeftOut } from "../workspace/installer-manifests.js";
 import { isMemlogPath } from "../runtime/memlog-text.js";
-import { nextStep, othersWrote, plannedSteps, settles, stepWord } from "./project-state.js";
+import { nextStep, othersWrote, plannedSteps, settles, stepFiles, stepWord } from "./project-state.js";
 
 /** Documents read for their status, at most; memlogs read, at most; entries shown of each. */
 const MAX_DOCS = 40;
@@ -60,17 +60,18 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   // Which workflows are done is known from every document's path; the documents shown are taken from each
   // workflow in turn (review 101: past 40, the stories that sort first hid the PRD, and "next" asked for it again).
   const ownerOf = new Map(docs.map((d) => [d.path, ownerRow(d.path, rows, folderOf)]));
-  const [{ artifacts, onlyBy }, memlogs] = await Promise.all([described(files, inTurn(docs, (d) => ownerOf.get(d.path), MAX_DOCS)), memlogEntries(files, memlogPaths.slice(0, MAX_MEMLOGS))]);
+  const [{ artifacts, onlyBy, steps: stepsOf }, memlogs] = await Promise.all([described(files, inTurn(docs, (d) => ownerOf.get(d.path), MAX_DOCS)), memlogEntries(files, memlogPaths.slice(0, MAX_MEMLOGS))]);
   // Done is settled, as get_workflow_status says it (review 322: a draft PRD was marked done, and Next skipped it):
   // a required workflow by its step; another by a document of its own that settles it by the same rule.
   const statusOf = new Map(artifacts.flatMap((a) => (a.status ? [[a.path, a.status] as const] : [])));
-  const work = docs.map((d) => ({ path: d.path, ...(statusOf.has(d.path) ? { status: statusOf.get(d.path)! } : {}), ...(onlyBy.get(d.path) ? { by: onlyBy.get(d.path)! } : {}) }));
+  const work = docs.map((d) => ({ path: d.path, ...(statusOf.has(d.path) ? { status: statusOf.get(d.path)! } : {}), ...(onlyBy.get(d.path) ? { by: onlyBy.get(d.path)! } : {}), ...(stepsOf.get(d.path) !== undefined ? { stepsCompleted: stepsOf.get(d.path)! } : {}) }));
   const steps = await plannedSteps(reader, work);
   const settled = new Set(steps.filter((s) => s.settled.length).map((s) => s.skill));
   const doneBy = (row: HelpRow) => {
     if (row.required) return settled.has(row.skill);
     const word = stepWord(row.outputs);
-    return word !== undefined && work.some((d) => ownerOf.get(d.path) === row && settles(word, d));
+    const files = stepFiles(reader.catalog, row.skill);
+    return word !== undefined && work.some((d) => ownerOf.get(d.path) === row && settles(word, d, files));
   };
 
   const ordered = [...new Set(rows.map((r) => r.phase).filter((p) => p && p !== ANYTIME))].sort((a, b) => a.localeCompare(b));
@@ -133,13 +134,14 @@ async function peeked(files: WorkspaceFiles, paths: string[], part: { head: numb
 }
 
 /** The documents as the map shows them, and by path, who wrote those the caller wrote none of (writtenOnlyBy). */
-async function described(files: WorkspaceFiles, docs: ListedFile[]): Promise<{ artifacts: MapArtifact[]; onlyBy: Map<string, string | undefined> }> {
+async function described(files: WorkspaceFiles, docs: ListedFile[]): Promise<{ artifacts: MapArtifact[]; onlyBy: Map<string, string | undefined>; steps: Map<string, number | undefined> }> {
   const read = await peeked(files, docs.map((d) => d.path), { head: FRONTMATTER_BYTES });
-  const artifacts = read.map((f) => {
-    const status = frontmatterStatus(f.data);
+  const heads = read.map((f) => frontmatterOf(f.data));
+  const artifacts = read.map((f, i) => {
+    const status = heads[i]!.status;
     return withShownTime(files, { path: f.path, ...(status ? { status } : {}), version: f.version, updated_at: f.updated_at, author: f.author, ...byOthers(f) }, "updated_at");
   });
-  return { artifacts, onlyBy: new Map(read.map((f) => [f.path, writtenOnlyBy(f.others)])) };
+  return { artifacts, onlyBy: new Map(read.map((f) => [f.path, writtenOnlyBy(f.others)])), steps: new Map(read.map((f, i) => [f.path, heads[i]!.stepsCompleted])) };
 }
 
 /** Each memlog's last entries (its `- ` lines), newest memlog first. */

@@ -68,7 +68,7 @@ const namedIn = (deps: SurfaceDeps, project: string | undefined): { project?: st
 /** A path a command line takes as one word, as written. */
 const PLAIN_PATH = /^[\w./@+-]+$/;
 
-/** A document that settles its skill's step: final, or one BMAD writes with no status (epics.md). */
+/** A status that settles its skill's step. */
 const SETTLED = /^(final|complete|completed|done|approved)$/i;
 
 /** A required step of bmad-help.csv and the project's documents of it: those a file or folder name of which starts with
@@ -82,8 +82,7 @@ export interface PlannedStep {
   /** The outputs' first word (`prd`, `epics`): what get_project_context's planning_artifacts names the step by. */
   word: string;
   documents: WorkDocument[];
-  /** Those that settle it: a settling status, or none and the file named for the step (epics.md, not a PRD's
-   *  review-rubric.md beside its draft). */
+  /** Those that settle it (settles). */
   settled: WorkDocument[];
   /** The one to name: the newest (by path, as BMAD's run folders are dated) of those settling it and named for it,
    *  else of those settling it, else of those named for it, else of all. */
@@ -93,9 +92,24 @@ export interface PlannedStep {
 /** The first word of a row's outputs, which its documents are named by; undefined where they start with none. */
 export const stepWord = (outputs: string): string | undefined => /^[a-z]+/i.exec(outputs)?.[0]?.toLowerCase();
 const namedFor = (word: string, d: WorkDocument) => (d.path.toLowerCase().split("/").at(-1) ?? "").startsWith(word);
-/** Whether a document settles the step `word` names: a settling status, or none and the file named for the step.
+/** Whether a document settles the step `word` names: a settling status; or none, the file named for the step (epics.md,
+ *  not a PRD's review-rubric.md beside its draft) and, where its frontmatter tracks BMAD's steps, every one of its
+ *  skill's `files` done but the last, at least one where those are not known (review 326: epics.md copied from its
+ *  template, `stepsCompleted: []`, was taken as done). Not the last: BMAD saves a step "before loading next step", and
+ *  the last loads none, so a finished run's file often never lists it.
  *  The project map marks a workflow done by it too, so the two never disagree (review 322). */
-export const settles = (word: string, d: WorkDocument): boolean => (d.status === undefined ? namedFor(word, d) : SETTLED.test(d.status));
+export const settles = (word: string, d: WorkDocument, files?: number): boolean =>
+  d.status !== undefined ? SETTLED.test(d.status) : namedFor(word, d) && (d.stepsCompleted === undefined || d.stepsCompleted >= Math.max(1, (files ?? 0) - 1));
+
+/** How many steps a step-file skill has: its `steps/step-NN-*.md` files, by number (a `step-01b-continue.md` resumes
+ *  step 1); undefined where the catalog has no such skill or it has no steps. */
+export function stepFiles(catalog: Catalog, skill: string): number | undefined {
+  const found = catalog.resolve("workflow", skill);
+  if (!found.ok) return undefined;
+  const steps = `${found.record.entry.slice(0, found.record.entry.lastIndexOf("/"))}/steps/`;
+  const numbers = new Set(catalog.paths.flatMap((p) => (p.startsWith(steps) ? (/^step-(\d+)[^/]*\.md$/.exec(p.slice(steps.length))?.[1] ?? []) : [])));
+  return numbers.size || undefined;
+}
 
 /** The required rows of bmad-help.csv, in its order (the installer sorts it by phase), with their documents. */
 export async function plannedSteps(reader: BundleReader, documents: WorkDocument[]): Promise<PlannedStep[]> {
@@ -105,10 +119,12 @@ export async function plannedSteps(reader: BundleReader, documents: WorkDocument
     const word = stepWord(r.outputs);
     if (!word) return [];
     const mine = byPath.filter((d) => d.path.toLowerCase().split("/").some((part) => part.startsWith(word)));
-    const rank = (d: WorkDocument) => (settles(word, d) ? 2 : 0) + (namedFor(word, d) ? 1 : 0);
+    const files = stepFiles(reader.catalog, r.skill);
+    const settled = (d: WorkDocument) => settles(word, d, files);
+    const rank = (d: WorkDocument) => (settled(d) ? 2 : 0) + (namedFor(word, d) ? 1 : 0);
     const best = Math.max(...mine.map(rank));
     const shown = mine.filter((d) => rank(d) === best).at(-1);
-    return [{ skill: r.skill, title: r.title || r.skill, phase: r.phase, word, documents: mine, settled: mine.filter((d) => settles(word, d)), ...(shown ? { shown } : {}) }];
+    return [{ skill: r.skill, title: r.title || r.skill, phase: r.phase, word, documents: mine, settled: mine.filter(settled), ...(shown ? { shown } : {}) }];
   });
 }
 

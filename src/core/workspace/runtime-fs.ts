@@ -3,6 +3,7 @@
 // and every write is a new version by the caller, with the same path checks and limits as bmad-files.
 // Each call checks access itself; one that finds no project the caller may see is also told to `noProject`.
 import type { FileChange, FsEntryKind, RuntimeFs, TextEdit } from "../runtime/fs.js";
+import { isProjectConfig } from "../catalog/config.js";
 import { checkWorkspacePath } from "./paths.js";
 import type { ByOthers } from "./line-authors.js";
 import type { WorkspaceFiles, WsResult } from "./store.js";
@@ -48,8 +49,10 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
   };
   /** Whose lines this run has read in files other than the one it changes (whose own lines carry their authors):
    *  what it writes came from them too (review 50: a writer's customization, rendered by the owner's render_skill.py
-   *  into step files, read as the owner's). */
-  const others = (changed: string) => [...new Set([...byOthers].filter(([rel]) => rel !== changed && !rel.startsWith(`${changed}/`)).flatMap(([, list]) => list.map((o) => o.by)))];
+   *  into step files, read as the owner's). Not the project's config, read to fill a command's placeholders: its
+   *  answers' setters are named apart, and a script's output is not made of them (review 326: a sprint plan made
+   *  from one member's epics was credited to the member who had set user_name). */
+  const others = (changed: string) => [...new Set([...byOthers].filter(([rel]) => rel !== changed && !rel.startsWith(`${changed}/`) && !isProjectConfig(rel)).flatMap(([, list]) => list.map((o) => o.by)))];
   // Counts writes begun and ended: what was looked up while one ran is not kept.
   let writes = 0;
   const keep = <T extends Known>(path: string, since: number, at: T): T => (since === writes && known.set(path, at), at);
