@@ -7,8 +7,7 @@
 // bridge did not write itself (the user's work, git's, a pull's) is never pushed out by copies of what it wrote (the
 // model's own drafts and churn: review 39): a change whose copy of such content cannot be kept is refused, and so is
 // one whose copy cannot be written at all. No change lands without its way back.
-import { createHash, createHmac, randomBytes, randomUUID } from "node:crypto";
-import { linkSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash, createHmac, randomUUID } from "node:crypto";
 import { appendFile, mkdir, readdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import * as z from "zod";
@@ -16,6 +15,7 @@ import { mayServeAsConfig } from "../core/catalog/config.js";
 import { MIB } from "../core/workspace/limits.js";
 import { changedFailure } from "./confined-fs.js";
 import { privateFolder, withFileLock } from "./file-lock.js";
+import { userKey } from "./user-key.js";
 
 export const KEPT_DAYS = 7;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -78,34 +78,13 @@ function within(all: KeptEntry[], limits: KeptLimits): { kept: KeptEntry[]; fits
  *  is served so where it holds a secret (review 271: deploy/database.yml's password was found from its version). */
 export function contentVersion(data: Uint8Array, path: string, identity: () => string): { version: number; sha256: string } {
   const sha256 = createHash("sha256").update(data).digest("hex");
-  const named = mayServeAsConfig(path) ? createHmac("sha256", versionKey()).update(`${path}\0${identity()}`).digest("hex") : sha256;
+  const named = mayServeAsConfig(path) ? createHmac("sha256", userKey()).update(`${path}\0${identity()}`).digest("hex") : sha256;
   return { version: Number.parseInt(named.slice(0, 12), 16) || 1, sha256 };
 }
 
 /** What names a file as it is on disk: device, inode and its last change and write, to the nanosecond. */
 export function fileIdentity(info: { dev: bigint | number; ino: bigint | number; mtimeNs: bigint; ctimeNs: bigint }): string {
   return `${info.dev}:${info.ino}:${info.mtimeNs}:${info.ctimeNs}`;
-}
-
-let key: Buffer | undefined;
-
-/** This user's key for config versions: made once, kept in their private folder, the same for every bridge of theirs. */
-function versionKey(): Buffer {
-  if (key) return key;
-  const file = join(privateFolder("kept"), "version-key");
-  // Put in place whole (a link of a file written first), so that another bridge never reads it half written.
-  const temp = `${file}.${randomUUID()}.tmp`;
-  writeFileSync(temp, randomBytes(32), { mode: 0o600 });
-  try {
-    linkSync(temp, file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-  } finally {
-    rmSync(temp, { force: true });
-  }
-  const read = readFileSync(file);
-  if (read.length !== 32) throw new Error(`${file} is not a version key (32 bytes): remove it, and bmad-mcp makes a new one.`);
-  return (key = read);
 }
 
 const ENTRY = z.object({
@@ -160,7 +139,7 @@ async function makeFolder(root: string): Promise<string> {
 export async function sweepIdle(current: string, now = Date.now()): Promise<void> {
   const all = privateFolder("kept");
   for (const name of await readdir(all)) {
-    // Projects' folders only (the version key beside them stays: review 37).
+    // Projects' folders only (the user's key beside them, user-key.ts, stays: review 37).
     const dir = join(all, name);
     if (!/^[0-9a-f]{32}$/.test(name) || dir === current) continue;
     const times = await Promise.all([INDEX, WRITTEN, "."].map((f) => stat(join(dir, f)).then((i) => i.mtimeMs, () => 0)));

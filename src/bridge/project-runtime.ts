@@ -264,7 +264,8 @@ async function recordedPortDigests(root: string): Promise<Set<string>> {
  *  macOS). A state that cannot be read counts as a pull: trust is not given on a broken record of where files came from. */
 async function broughtByPull(root: string, bytes: Uint8Array): Promise<boolean> {
   const loaded = await loadState(root);
-  if (!loaded.ok) return true;
+  // A record this user's bridge did not write may hide a pull: the record vouches for nothing then either.
+  if (!loaded.ok || loaded.ignored) return true;
   const digest = createHash("sha256").update(bytes).digest("hex");
   return [...(loaded.state?.files.values() ?? [])].some((file) => file.sha256 === digest);
 }

@@ -93,7 +93,7 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
   const sync = async (client: Client, signIn: () => Promise<void>) => {
     const again = (c: "pull" | "push", force: boolean, paths: readonly string[] = []) =>
       ["bmad-mcp", c, "--remote", remote.url.href, "--project", project, ...(args.dir !== undefined ? ["--dir", dir] : []), ...(force ? ["--force", ...paths] : [])].map(shellWord).join(" ");
-    const options = { dir, remote: remote.url.href, workspace: new RemoteWorkspace(client, project, signIn), force: args.force === true, forcePaths: new Set(forcePaths), again, bmadScripts: await bmadScripts(embedded) };
+    const options = { dir, remote: remote.url.href, workspace: new RemoteWorkspace(client, project, signIn), force: args.force === true, forcePaths: new Set(forcePaths), again, say, bmadScripts: await bmadScripts(embedded) };
     const result = await (command === "pull" ? pull(options) : push(options));
     await client.close().catch(() => undefined);
     return print(command, project, remote.url.href, dir, result);

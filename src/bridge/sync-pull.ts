@@ -37,6 +37,8 @@ export interface SyncOptions {
   bmadScripts: BmadScripts;
   /** The command line that runs pull or push again here, for the fixes a refusal names; `paths` after --force (push's). */
   again: (command: "pull" | "push", force: boolean, paths?: readonly string[]) => string;
+  /** Says a notice on the terminal as it comes (stderr): what is said whether the command goes on or not. */
+  say: (message: string) => void;
 }
 
 /** `unsent`: done, but files push held back never reached the remote (sync-push.ts): said after the report, exit 1. */
@@ -61,6 +63,7 @@ const READS_AT_ONCE = 8;
 export async function pull(o: SyncOptions): Promise<SyncResult> {
   const loaded = await loadState(o.dir);
   if (!loaded.ok) return loaded;
+  if (loaded.ignored) o.say(loaded.ignored);
   let before = loaded.state;
   const project = o.workspace.project;
   if (before && (before.remote !== o.remote || before.project !== project)) {

@@ -152,7 +152,7 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   if (!loaded.ok) return loaded;
   const state = loaded.state;
   const project = o.workspace.project;
-  if (!state) return { ok: false, error: `Nothing was pulled into ${o.dir}, so there are no changes to push: ${o.again("pull", false)} first, then change files and push.` };
+  if (!state) return { ok: false, error: loaded.ignored ? `${loaded.ignored} Nothing was sent.` : `Nothing was pulled into ${o.dir}, so there are no changes to push: ${o.again("pull", false)} first, then change files and push.` };
   if (state.remote !== o.remote || state.project !== project) {
     return { ok: false, error: `${o.dir} holds a pull of "${state.project}" from ${state.remote}; push it there, or pull "${project}" into another folder.` };
   }

@@ -1,7 +1,11 @@
 // What `bmad-mcp pull` last brought into a folder, kept in `.bmad-mcp/sync.json` there: which remote and
 // project, and for each file the workspace version it was pulled (or pushed) at and the SHA-256 of the bytes
 // left on disk. Push and pull compare against it to tell a local change from a remote one. The file is
-// parsed with zod when loaded; a broken one is an error naming the file, never trusted.
+// parsed with zod when loaded; a broken one is an error naming the file, never trusted. It counts only if this user's
+// bridge wrote it: it carries a MAC keyed with the user's own key (user-key.ts), and one without it (committed to the
+// repository, copied from someone else, written before bmad-mcp signed them) is taken as no record (review 327: a
+// committed record made a first push delete the team's files it listed and send the user's private ones).
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { parseJsonText } from "./json-text.js";
 import * as z from "zod";
 import { HISTORY_PAGE, MAX_FILES } from "../core/workspace/limits.js";
@@ -13,6 +17,7 @@ import { checkWorkspacePath } from "../core/workspace/paths.js";
 import { mapLimited } from "../core/map-limited.js";
 import { type Local, MAX_SENDABLE_HERE, readLocal, sendable, sha256 } from "./sync.js";
 import type { RemoteWorkspace } from "./sync-remote.js";
+import { userKey } from "./user-key.js";
 
 export const STATE_DIR = ".bmad-mcp" as const;
 export const STATE_FILE = `${STATE_DIR}/sync.json`;
@@ -73,19 +78,37 @@ const STATE = z.object({
   sent: z.array(z.object({ path: PATH, sha256: SHA256 }).strict()).max(MAX_FILES).optional(),
   // A path alone: written so before review 216, or the bytes are not known.
   local_only: z.array(z.union([PATH, z.object({ path: PATH, sha256: SHA256 }).strict()])).max(MAX_SENDABLE_HERE).optional(),
+  /** HMAC-SHA256 (hex) of the rest, as JSON (recordMac). */
+  mac: SHA256.optional(),
 }).strict();
 
-export type Loaded = Result<{ state: SyncState | undefined }>;
+let macKey: Buffer | undefined;
 
-/** The folder's state: undefined when there is none (never pulled here). */
+/** The MAC that says this user's bridge wrote a record: over its JSON without the MAC, with a key of its own drawn from
+ *  the user's (never the one config versions are named with, whose outputs the model sees). */
+function recordMac(body: unknown): Buffer {
+  macKey ??= createHmac("sha256", userKey()).update("bmad-mcp sync record key").digest();
+  return createHmac("sha256", macKey).update(JSON.stringify(body)).digest();
+}
+
+/** `ignored`: the folder holds a record this user's bridge did not write, taken as none; why, and what to do. */
+export type Loaded = Result<{ state: SyncState | undefined; ignored?: string }>;
+
+const IGNORED = `${STATE_FILE} here was not written by your bmad-mcp (committed to the repository, copied from elsewhere, or written by a bmad-mcp from before these records were signed), so it was ignored: the folder counts as never pulled, and the files here as yours alone, which push sends only when named after --force, and nothing here or on the remote is deleted for it. Pull to make a record of your own (pull --force only if you want the remote's files over yours).`;
+
+/** The folder's state: undefined when there is none (never pulled here), or none this user's bridge wrote. */
 export async function loadState(dir: string): Promise<Loaded> {
   const read = await readConfinedText(dir, STATE_FILE, { own: ".bmad-mcp" });
   if (!read.ok) return read.code === "missing" ? { ok: true, state: undefined } : { ok: false, error: read.error };
-  const parsed = STATE.safeParse(parseJsonText(read.text));
+  const json = parseJsonText(read.text);
+  const parsed = STATE.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     return { ok: false, error: `${STATE_FILE} is not a state file bmad-mcp wrote (${issue.path.join(".") || "the file"}: ${issue.message.replace(/\.$/, "")}). Delete it and pull again (with --force to let the remote's files win).` };
   }
+  // Over the JSON as read, which keeps the order saveState wrote it in (zod's output follows the schema's).
+  const { mac, ...body } = json as Record<string, unknown>;
+  if (typeof mac !== "string" || !timingSafeEqual(Buffer.from(mac, "hex"), recordMac(body))) return { ok: true, state: undefined, ignored: IGNORED };
   const files = new Map(parsed.data.files.map(({ path, ...file }) => [path, file]));
   const pending = parsed.data.pending && new Map(parsed.data.pending.map(({ path, written, ...file }) => [path, { written, file }]));
   const sent = parsed.data.sent && new Map(parsed.data.sent.map(({ path, sha256 }) => [path, sha256]));
@@ -107,7 +130,7 @@ export async function saveState(dir: string, state: SyncState): Promise<Result> 
   // is saved without who else wrote what, which only informs.
   const plain = <T extends SyncedFile>({ others: _o, memories_by: _m, ...file }: T) => file;
   const saved = STATE.safeParse(whole).success ? whole : { ...whole, files: files.map(plain), ...(pending ? { pending: pending.map(plain) } : {}) };
-  const text = `${JSON.stringify(saved, null, 1)}\n`;
+  const text = `${JSON.stringify({ ...saved, mac: recordMac(saved).toString("hex") }, null, 1)}\n`;
   const written = await writeConfined(dir, STATE_FILE, text, { own: STATE_DIR });
   if (!written.ok) return { ok: false, error: written.error };
   // Ignored by git whatever the project's .gitignore says: sync state is never content.

@@ -19,7 +19,7 @@ import { compileGlob } from "../../src/core/catalog/glob.js";
 import { memoryId } from "../../src/core/memory/model.js";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { pull } from "../../src/bridge/sync-pull.js";
-import { loadState } from "../../src/bridge/sync-state.js";
+import { loadState, saveState, type SyncState } from "../../src/bridge/sync-state.js";
 import { bmadScriptsOf } from "../../src/core/runtime/scripts.js";
 import { RemoteWorkspace } from "../../src/bridge/sync-remote.js";
 import { NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
@@ -27,6 +27,20 @@ import { keptContent, keptOf } from "../../src/bridge/kept-versions.js";
 import { locksFolderPath } from "../../src/bridge/file-lock.js";
 import { connectBridge, install, localWorker, tempDir, toolText } from "./helpers.js";
 import { MIB } from "../../src/core/workspace/limits.js";
+
+/** Writes a folder's sync record as this user's bridge does (signed with their key): what a pull left, say. */
+async function writeState(dir: string, state: SyncState): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  expect(await saveState(dir, state)).toEqual({ ok: true });
+}
+
+/** Changes a folder's sync record as this user's bridge would: what a pull or push killed midway leaves, say. */
+async function editState(dir: string, edit: (state: SyncState) => void): Promise<void> {
+  const loaded = await loadState(dir);
+  if (!loaded.ok || !loaded.state) throw new Error(`no sync record in ${dir}`);
+  edit(loaded.state);
+  await writeState(dir, loaded.state);
+}
 
 const tmp = tempDir("pull-push");
 const config = join(tmp.dir, "config");
@@ -331,7 +345,7 @@ describe("against the real Worker", () => {
     const version = (await files({ action: "write", path: PRD, content: bytes })).structured.version;
     writeFileSync(local(PRD), bytes);
     const sha = createHash("sha256").update(bytes).digest("hex");
-    writeFileSync(local(".bmad-mcp/sync.json"), `${JSON.stringify({ ...before, pending: [{ path: PRD, version, sha256: sha, written: sha }] }, null, 1)}\n`);
+    await editState(dir, (state) => void (state.pending = new Map([[PRD, { written: sha, file: { version, sha256: sha } }]])));
     // Changed on the remote since: the file here is the killed pull's, not the user's, so no conflict.
     expect((await files({ action: "write", path: PRD, content: "changed again on the remote\n" })).isError).toBe(false);
     const pulled = await sync("pull", dir);
@@ -635,7 +649,7 @@ describe("against the real Worker", () => {
     // BMAD's own bytes, as the CLI knows them from the bundle it ships: the workspace's scripts are pulled too.
     const manifest = JSON.parse(readFileSync(join(dirname(bridge), "bundle/manifest.json"), "utf8")) as { files: Array<{ path: string; sha256: string }> };
     const bmadScripts = bmadScriptsOf(manifest.files);
-    const options = (workspace: RemoteWorkspace) => ({ dir: into, remote, workspace, force: false, forcePaths: new Set<string>(), bmadScripts, again: (c: string) => c });
+    const options = (workspace: RemoteWorkspace) => ({ dir: into, remote, workspace, force: false, forcePaths: new Set<string>(), bmadScripts, again: (c: string) => c, say: (m: string) => expect.fail(m) });
     mkdirSync(into);
     const first = await pull(options(new RemoteWorkspace(client, PROJECT, async () => {})));
     expect(first.ok, JSON.stringify(first)).toBe(true);
@@ -1226,6 +1240,14 @@ it("takes the install record a pull brought as the remote's word: it vouches for
     const refused = await run();
     expect(refused.isError).toBe(true);
     expect(toolText(refused)).toContain("the one here came with bmad-mcp pull, and a pulled record vouches for nothing");
+    // The pull's own record as a bridge from before records were signed left it (no MAC), which proves no pull: still
+    // the remote's word, never trusted for want of a record (review 327).
+    const statePath = join(target, ".bmad-mcp/sync.json");
+    const signed = readFileSync(statePath, "utf8");
+    const { mac: _mac, ...unsigned } = JSON.parse(signed);
+    writeFileSync(statePath, JSON.stringify(unsigned));
+    expect(toolText(await run())).toContain("the one here came with bmad-mcp pull, and a pulled record vouches for nothing");
+    writeFileSync(statePath, signed);
     // The same record written here (as BMAD's installer writes one) vouches for it: the difference is where it came from.
     writeFileSync(join(target, "_bmad/_config/files-manifest.csv"), `${record}\n`);
     const ran = await run();
@@ -1264,7 +1286,7 @@ it("holds back a new file in a folder that holds the most files sync lists in on
   mkdirSync(join(target, ".bmad-mcp"), { recursive: true });
   // One of many/ was pulled, and is deleted here: a room the push makes for one new file (review 118).
   const pulled = { path: "_bmad-output/many/0000.md", version: 1, sha256: createHash("sha256").update("x").digest("hex") };
-  writeFileSync(join(target, ".bmad-mcp/sync.json"), `${JSON.stringify({ format: 1, remote, project: "x", files: [pulled] })}\n`);
+  await writeState(target, { remote, project: "x", files: new Map([[pulled.path, { version: pulled.version, sha256: pulled.sha256 }]]) });
   mkdirSync(join(target, "_bmad-output/many"), { recursive: true });
   writeFileSync(join(target, "_bmad-output/many/new.md"), "# n\n");
   writeFileSync(join(target, "_bmad-output/many/newer.md"), "# n\n");
@@ -1282,8 +1304,7 @@ it("holds back a memory file by the memory that holds a secret, named with its i
   const remote = await startFake(["_bmad-output/plan.md"], { written });
   const memory = (id: string, text: string) => JSON.stringify({ id, type: "decisions", agent: "dev", text, tags: [], created_at: "2026-11-01T00:00:00Z" });
   const leaky = "00000000-0000-5000-8000-000000000002";
-  mkdirSync(join(target, ".bmad-mcp"), { recursive: true });
-  writeFileSync(join(target, ".bmad-mcp/sync.json"), `${JSON.stringify({ format: 1, remote, project: "x", files: [] })}\n`);
+  await writeState(target, { remote, project: "x", files: new Map() });
   mkdirSync(join(target, "_bmad/_memory/structured"), { recursive: true });
   writeFileSync(join(target, "_bmad/_memory/structured/decisions.jsonl"), `${memory("00000000-0000-5000-8000-000000000001", "Use PostgreSQL.")}\n${memory(leaky, "CI uses token ghp_abcdefghijklmnopqrstuvwxyz0123456789")}\n`);
   const out = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
@@ -1297,11 +1318,11 @@ it("holds back a memory file by the memory that holds a secret, named with its i
 }, 60_000);
 
 /** A folder pulled from `remote` (its state, as a pull leaves it: `files` at version 1, each with its bytes here). */
-function pulledFolder(remote: string, files: Record<string, string> = {}): string {
+async function pulledFolder(remote: string, files: Record<string, string> = {}): Promise<string> {
   const target = fakeDir();
   const put = (path: string, text: string) => (mkdirSync(dirname(join(target, path)), { recursive: true }), writeFileSync(join(target, path), text));
-  const records = Object.entries(files).map(([path, text]) => (put(path, text), { path, version: 1, sha256: createHash("sha256").update(text).digest("hex") }));
-  put(".bmad-mcp/sync.json", `${JSON.stringify({ format: 1, remote, project: "x", files: records })}\n`);
+  const records = Object.entries(files).map(([path, text]): [string, { version: number; sha256: string }] => (put(path, text), [path, { version: 1, sha256: createHash("sha256").update(text).digest("hex") }]));
+  await writeState(target, { remote, project: "x", files: new Map(records) });
   return target;
 }
 
@@ -1315,7 +1336,7 @@ it("holds back what no pull or rerun resolves, named with the true way out, and 
   const written: string[] = [];
   const versions = new Map([[config, 2], [steps, 2]]);
   const remote = await startFake(["_bmad-output/plan.md", config, steps, theirs, "_bmad-output/AAA.md", nfc, "_bmad-output/drafts"], { written, byOthers: [config, steps, theirs], versions });
-  const target = pulledFolder(remote, { [config]: "[core]\n", [steps]: "a: 1\n", "_bmad-output/plan.md": "_bmad-output/plan.md\n" });
+  const target = await pulledFolder(remote, { [config]: "[core]\n", [steps]: "a: 1\n", "_bmad-output/plan.md": "_bmad-output/plan.md\n" });
   const mine = { [config]: "[core]\nmine = 1\n", [theirs]: "[agent]\n", "_bmad-output/aaa.md": "a\n", "_bmad-output/bbb.md": "b\n", [nfc.normalize("NFD")]: "r\n", "_bmad-output/drafts/one.md": "d\n", "_bmad-output/report\u202etxt.md": "r\n", "_bmad-output/meeting 10:30.md": "m\n", "_bmad-output/zzz.md": "z\n" };
   for (const [path, text] of Object.entries(mine)) (mkdirSync(dirname(join(target, path)), { recursive: true }), writeFileSync(join(target, path), text));
   const out = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
@@ -1371,7 +1392,7 @@ it("pulls a file the remote replaced by a folder of its name and the reverse, an
   const put = (root: string, path: string, text: string) => (mkdirSync(dirname(join(root, path)), { recursive: true }), writeFileSync(join(root, path), text));
   const yours = (root: string) => (put(root, "_bmad-output/mine.md", "mine\n"), put(root, "_bmad-output/own.md/notes.md", "notes\n"));
   // A pulled file changed here that the remote replaced by a folder: refused, the edit kept (before any read).
-  const edited = pulledFolder(remote, { "_bmad-output/c.md": "c\n", [settings]: "[core]\n", "_bmad-output/Q.md": "q\n" });
+  const edited = await pulledFolder(remote, { "_bmad-output/c.md": "c\n", [settings]: "[core]\n", "_bmad-output/Q.md": "q\n" });
   writeFileSync(join(edited, "_bmad-output/c.md"), "c, changed here\n");
   // A pulled file the user replaced by a folder, which the remote changed.
   rmSync(join(edited, "_bmad-output/Q.md"));
@@ -1385,7 +1406,7 @@ it("pulls a file the remote replaced by a folder of its name and the reverse, an
   expect(refused.stderr).not.toContain(settings);
   expect(readFileSync(join(edited, "_bmad-output/c.md"), "utf8")).toBe("c, changed here\n");
 
-  const target = pulledFolder(remote, { "_bmad-output/a.md": "a\n", "_bmad-output/d.md/y.md": "y\n", "_bmad-output/gone.md": "g\n", [settings]: "[core]\n" });
+  const target = await pulledFolder(remote, { "_bmad-output/a.md": "a\n", "_bmad-output/d.md/y.md": "y\n", "_bmad-output/gone.md": "g\n", [settings]: "[core]\n" });
   // What a killed write and Finder left in a folder the remote replaced by a file go with it.
   for (const name of [".DS_Store", ".y.md.bmad-mcp-0123456789ab.tmp"]) put(target, `_bmad-output/d.md/${name}`, "litter\n");
   yours(target);
@@ -1426,7 +1447,7 @@ it("pulls a file the remote replaced by a folder of its name and the reverse, an
 it("holds back whole, before changing anything, what --force would replace past the room the bridge's kept copies leave", async () => {
   const listed = ["_bmad-output/edited.md", "_bmad-output/gone.md", "_bmad-output/plan.md", "_bmad-output/small.md"];
   const remote = await startFake(listed, { versions: new Map([["_bmad-output/edited.md", 2]]) });
-  const target = pulledFolder(remote, { "_bmad-output/edited.md": "e\n", "_bmad-output/gone.md": "_bmad-output/gone.md\n" });
+  const target = await pulledFolder(remote, { "_bmad-output/edited.md": "e\n", "_bmad-output/gone.md": "_bmad-output/gone.md\n" });
   writeFileSync(join(target, "_bmad-output/edited.md"), "e, changed here\n");
   const mine = [...numbered("_bmad-output/plan.md/", 10), ...numbered("_bmad-output/small.md/", 2)];
   for (const path of mine) (mkdirSync(dirname(join(target, path)), { recursive: true }), writeFileSync(join(target, path), `${path}, mine\n`));
@@ -1473,7 +1494,7 @@ it("names a push's writes before it makes them, so a killed push's files read as
   const stalling = new Promise<void>((resolve) => (stalled = resolve));
   const opts = { written, contents, stallWrites: stalled as (() => void) | undefined, refuseWrites: ["_bmad-output/b.md"], raceWrites: ["_bmad-output/d.md"], raceDeletes: ["_bmad-output/e.md"] };
   const remote = await startFake(listed, opts);
-  const target = pulledFolder(remote, { "_bmad-output/e.md": "e\n" });
+  const target = await pulledFolder(remote, { "_bmad-output/e.md": "e\n" });
   writeFileSync(join(target, "_bmad-output/a.md"), "mine\n");
   const child = spawn(process.execPath, [bridge, "push", "--remote", remote, "--project", "x", "--dir", target], { env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: config }, stdio: "ignore" });
   const closed = new Promise((resolve) => child.on("close", resolve));
@@ -1794,7 +1815,8 @@ describe("what a push sends and a pull merges, after a first pull, a lost answer
     // Each local-only file's bytes are kept beside its path; a state from before them (paths alone) still loads.
     const saved = JSON.parse(readFileSync(join(first, ".bmad-mcp/sync.json"), "utf8"));
     expect(saved.local_only).toContainEqual({ path: "_bmad-output/away.md", sha256: createHash("sha256").update("# Away for a push\n").digest("hex") });
-    writeFileSync(join(first, ".bmad-mcp/sync.json"), JSON.stringify({ ...saved, local_only: saved.local_only.map((entry: { path: string }) => entry.path) }));
+    await editState(first, (state) => state.localOnly!.forEach((_, path) => state.localOnly!.set(path, undefined)));
+    expect(JSON.parse(readFileSync(join(first, ".bmad-mcp/sync.json"), "utf8")).local_only).toContain("_bmad-output/away.md");
     const old = await loadState(first);
     expect(old.ok && [...old.state!.localOnly!].length).toBe(saved.local_only.length);
     // Named, a moved one goes.
@@ -1808,6 +1830,43 @@ describe("what a push sends and a pull merges, after a first pull, a lost answer
     writeFileSync(join(first, roadmap), "# Our roadmap, shared\n");
     const after = await run("push", "shared-plans", first);
     expect(after.stdout).toContain(`updated  ${roadmap} (now version 2)\n`);
+  }, 90_000);
+
+  // Review 327: a repository that committed a record naming the team's project made the user's first pull take the
+  // team's file for one deleted here, and push delete it on the remote and send the user's private notes.
+  it("takes a sync record this user's bridge did not write (committed, copied, older) as none: it deletes nothing and sends nothing", async () => {
+    const team = inProject("planted-team");
+    await created("planted-team");
+    const prd = "_bmad-output/planning-artifacts/team-prd.md";
+    const notes = "_bmad-output/planning-artifacts/private-notes.md";
+    await team.write(prd, "# Team PRD\n");
+    const into = join(tmp.dir, "planted");
+    const record = { format: 1, remote, project: "planted-team", files: [{ path: prd, version: 1, sha256: createHash("sha256").update("anything").digest("hex") }], local_only: ["_bmad/config.toml"] };
+    const ignored = ".bmad-mcp/sync.json here was not written by your bmad-mcp (committed to the repository, copied from elsewhere, or written by a bmad-mcp from before these records were signed), so it was ignored";
+    // No MAC (as a bridge before this one wrote it too): the pull is a first pull, which deletes nothing.
+    put(into, notes, "# my private notes, never for the team\n");
+    put(into, ".bmad-mcp/sync.json", JSON.stringify(record));
+    const pulled = await run("pull", "planted-team", into);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(pulled.stdout).not.toContain("push deletes it");
+    expect(pulled.stderr.split(ignored)).toHaveLength(2); // said once
+    expect(pulled.stdout).toContain(`added    ${prd}`);
+    expect(pulled.stdout).toContain(`local    ${notes}`);
+    expect(readFileSync(join(into, prd), "utf8")).toBe("# Team PRD\n");
+    const pushed = await run("push", "planted-team", into);
+    expect(pushed.stderr).not.toContain(ignored); // the pull's record is the user's own
+    expect(await team.text(prd)).toBe("# Team PRD\n");
+    expect(await team.has(notes)).toBe(false);
+    // A MAC made with another key: push sends nothing, and says why.
+    const copied = join(tmp.dir, "planted-copy");
+    put(copied, notes, "# my private notes, never for the team\n");
+    put(copied, ".bmad-mcp/sync.json", JSON.stringify({ ...record, mac: "0".repeat(64) }));
+    const early = await run("push", "planted-team", copied);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toContain(ignored);
+    expect(early.stderr).toContain("Nothing was sent.");
+    expect(await team.text(prd)).toBe("# Team PRD\n");
+    expect(await team.has(notes)).toBe(false);
   }, 90_000);
 
   it("leaves a memory file whose merge would pass 1 MiB as it is here, pulling the rest, and both say why", async () => {
@@ -2025,7 +2084,7 @@ describe("what a push sends and a pull merges, after a first pull, a lost answer
     const lostPush = async (text: string, version: number) => {
       writeFileSync(join(into, doc), text);
       expect((await call("bmad-files", { project, action: "write", path: doc, content: text, if_version: version })).isError).toBe(false);
-      writeFileSync(statePath, JSON.stringify({ ...state(), sent: [{ path: doc, sha256: createHash("sha256").update(text).digest("hex") }] }));
+      await editState(into, (saved) => void (saved.sent = new Map([[doc, createHash("sha256").update(text).digest("hex")]])));
     };
     const memberWrites = async (n: number) => {
       for (let i = 0; i < n; i += 10) await Promise.all(Array.from({ length: Math.min(10, n - i) }, (_, j) => remoteFiles.write(doc, `v1\nmember ${i + j}\n`)));
@@ -2143,9 +2202,8 @@ describe("what a push sends and a pull merges, after a first pull, a lost answer
     // A member's change, which a pull killed after writing it here, before recording it, left so.
     await remoteFiles.write(doc, "v2, a member's\n");
     writeFileSync(join(into, doc), "v2, a member's\n");
-    const statePath = join(into, ".bmad-mcp/sync.json");
     const sha = createHash("sha256").update("v2, a member's\n").digest("hex");
-    writeFileSync(statePath, JSON.stringify({ ...JSON.parse(readFileSync(statePath, "utf8")), pending: [{ path: doc, version: 2, sha256: sha, written: sha }] }));
+    await editState(into, (state) => void (state.pending = new Map([[doc, { written: sha, file: { version: 2, sha256: sha } }]])));
     // The member deletes it; the user pushes before pulling again.
     expect((await call("bmad-files", { project, action: "delete", path: doc })).isError).toBe(false);
     const pushed = await run("push", project, into);
