@@ -7,15 +7,17 @@
 // A logout (logout.ts) reads and deletes a sign-in under that lock too, and every save changes the file under it.
 import { randomBytes } from "node:crypto";
 import { execFile } from "node:child_process";
-import { homedir } from "node:os";
-import { basename, dirname, join } from "node:path";
+import { homedir, tmpdir } from "node:os";
+import { basename, dirname, isAbsolute, join } from "node:path";
 import { type OAuthClientInformationContext, type OAuthClientProvider, type OAuthDiscoveryState, OAuthError, OAuthErrorCode } from "@modelcontextprotocol/client";
 import { isLoopbackHost } from "../core/loopback.js";
 import { remoteText } from "./bounded-fetch.js";
 import { isObject, readAll, type Stored, writeAll, writeEntry } from "./credentials-file.js";
 import { parseJsonText } from "./json-text.js";
 import { LockBusyError, withFileLock } from "./file-lock.js";
+import { findProgram } from "./find-program.js";
 import { type LoopbackCallback, SignInError } from "./loopback-callback.js";
+import { childEnvironment } from "./run-bounded.js";
 import { isHeaderToken } from "./token-env.js";
 
 /** The longest sign-in page address opened or shown: an OAuth authorize URL with its query is a few hundred characters. */
@@ -103,11 +105,19 @@ function headerSafe(tokens: unknown): boolean {
   });
 }
 
-/** Opens the system browser (argument array, no shell); BMAD_MCP_BROWSER=none only prints the URL. */
-function openBrowser(url: string, env: NodeJS.ProcessEnv): void {
-  if (env.BMAD_MCP_BROWSER === "none") return;
-  const command = env.BMAD_MCP_BROWSER || (process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer" : "xdg-open");
-  execFile(command, [url], () => undefined);
+/** Opens the system browser (argument array, no shell); BMAD_MCP_BROWSER=none only prints the URL. The opener is found
+ *  as every program the bridge starts is (find-program.ts), never in the folder the bridge started in (the project: a
+ *  committed ./xdg-open ran through an empty PATH entry, review 327), and runs from the temp folder with no credentials
+ *  of the bridge's. BMAD_MCP_BROWSER is the user's choice: a path runs as given, a bare name is found the same way.
+ *  Why it was not opened, or undefined. */
+function openBrowser(url: string, env: NodeJS.ProcessEnv): string | undefined {
+  if (env.BMAD_MCP_BROWSER === "none") return undefined;
+  const name = env.BMAD_MCP_BROWSER || (process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer" : "xdg-open");
+  const program = isAbsolute(name) ? { path: name } : name.includes("/") ? undefined : findProgram(name, process.cwd());
+  if (!program) return `no browser opened: ${name} is not a program on PATH's absolute entries (BMAD_MCP_BROWSER names another)`;
+  if ("inside" in program) return `no browser opened: ${program.inside} is inside the project, and the bridge runs no program from there (BMAD_MCP_BROWSER names another)`;
+  execFile(program.path, [url], { cwd: tmpdir(), env: childEnvironment() }, () => undefined);
+  return undefined;
 }
 
 const newState = () => randomBytes(16).toString("hex");
@@ -307,7 +317,8 @@ export class FileOAuthProvider implements OAuthClientProvider {
     }
     this.pending = url.href;
     this.log(`sign in to ${this.remote} in your browser: ${url.href}`);
-    openBrowser(url.href, this.env);
+    const notOpened = openBrowser(url.href, this.env);
+    if (notOpened) this.log(`${notOpened}; open the link above yourself.`);
   }
 
   saveCodeVerifier(verifier: string): void {

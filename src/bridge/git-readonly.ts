@@ -13,6 +13,7 @@ import { gitEnvironment } from "../compiler/git-env.js";
 import { UNTRACKED_FILES } from "../core/runtime/command-line.js";
 import type { GitRequest, GitRun, GitRunner } from "../core/runtime/context.js";
 import { isInside, resolveConfined } from "./confined-fs.js";
+import { findProgram, type FoundProgram } from "./find-program.js";
 import { runBounded } from "./run-bounded.js";
 
 /** Subcommands that read history only (never the working tree, where filters run), and those bmad-run's read-only
@@ -42,15 +43,17 @@ const MAX_OUTPUT = 32 * 1024 * 1024;
 
 export interface ReadonlyGitOptions {
   timeoutMs: number;
-  /** The git executable on PATH, or undefined where there is none. */
-  find: () => string | undefined;
+  /** How git is found (default: on PATH, never from the project's folders: find-program.ts). */
+  find?: () => FoundProgram | undefined;
 }
 
 /** git for `root`'s ported scripts; undefined from a run means git is not installed. */
 export function readonlyGit(root: string, opts: ReadonlyGitOptions): GitRunner {
   return async (request) => {
-    const git = opts.find();
-    if (!git) return undefined;
+    const program = (opts.find ?? (() => findProgram("git", root)))();
+    if (!program) return undefined;
+    if ("inside" in program) return refused(`${program.inside} is inside the project: git runs here only from outside the project's own folders (files there may be the model's). Put a git from outside it first on PATH.`);
+    const git = program.path;
     const refusal = refusalOf(request);
     if (refusal) return refused(refusal);
     const top = await resolveConfined(root, "");

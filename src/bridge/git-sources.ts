@@ -5,6 +5,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { clearGitCache, DEFAULT_GIT_TIMEOUT_MS, listGitCache, type GitOptions } from "../compiler/git.js";
 import type { Result } from "../core/result.js";
+import { findProgram } from "./find-program.js";
 import { runBounded } from "./run-bounded.js";
 
 export const CACHE_USAGE = `Usage: bmad-mcp cache list     the git sources fetched for --path git+URL, newest first
@@ -38,15 +39,19 @@ export function gitTimeoutMs(flag: string | undefined, env: NodeJS.ProcessEnv): 
   return { ok: true, ms };
 }
 
-/** The compiler's git options for this bridge process: one per process, so each source is fetched once per start. */
-export function bridgeGitOptions(env: NodeJS.ProcessEnv, timeoutMs: number): GitOptions {
+/** The compiler's git options for this bridge process: one per process, so each source is fetched once per start. git
+ *  is found as every program the bridge starts is, never in `project` (find-program.ts). */
+export function bridgeGitOptions(env: NodeJS.ProcessEnv, timeoutMs: number, project: string): GitOptions {
   return {
     cache: gitCacheDir(env),
     timeoutMs,
     timeoutHint: "--git-timeout SECONDS or BMAD_GIT_TIMEOUT_MS raises the limit",
     fetched: new Map(),
-    run: async (argv, opts) => {
-      const run = await runBounded(argv, { cwd: opts.cwd, timeoutMs: opts.timeoutMs, env: opts.env });
+    run: async ([name, ...args], opts) => {
+      const program = findProgram(name!, project);
+      if (!program) return { stdout: "", stderr: `${name} is not on PATH (absolute entries): install it.`, exitCode: null, timedOut: false };
+      if ("inside" in program) return { stdout: "", stderr: `${program.inside} is inside the project: the bridge runs no program from the project's own folders. Put a ${name} from outside it first on PATH.`, exitCode: null, timedOut: false };
+      const run = await runBounded([program.path, ...args], { cwd: opts.cwd, timeoutMs: opts.timeoutMs, env: opts.env });
       return { stdout: run.stdout, stderr: run.stderr, exitCode: run.exitCode, timedOut: run.timedOut };
     },
   };

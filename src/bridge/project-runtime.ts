@@ -3,10 +3,10 @@
 // skill's own Python script with no port runs for real, bounded in time and killed with everything it
 // started, only when BMAD vouches for its bytes (or the user allowed their own scripts when starting the bridge).
 import { createHash } from "node:crypto";
-import { accessSync, constants, existsSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { existsSync, mkdtempSync, realpathSync, rmSync, statSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { basename, delimiter, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { BUNDLE_MOUNT, bundleFs, CONTRACT_SCRIPT, withBundle, type ProjectRuntime, type SkillScriptRun } from "../core/runtime/project.js";
 import type { BundleReader } from "../core/surface/reader.js";
 import { OUTPUT_FILE } from "../core/runtime/context.js";
@@ -14,6 +14,7 @@ import { bmadScriptsOf, isPortedScriptPath, scriptPlace, type BmadScripts } from
 import { isSecretFile, isSecretKey } from "../core/catalog/config.js";
 import { changeRefusal, isScriptPath } from "../core/workspace/paths.js";
 import { confinedTarget, isInside, landingRefusal, readConfined, resolveConfined } from "./confined-fs.js";
+import { findProgram, insideProject } from "./find-program.js";
 import { readonlyGit } from "./git-readonly.js";
 import { runBounded } from "./run-bounded.js";
 import { loadState } from "./sync-state.js";
@@ -58,7 +59,7 @@ export function localProjectRuntime(root: string, reader: () => BundleReader, pr
       return installed ?? `bmad://${bundleDir}`;
     },
     runSkillScript: (script, args, signal, byPort) => runSkillScript(root, reader(), vouching, script, args, signal, byPort),
-    git: readonlyGit(root, { timeoutMs: RUN_TIMEOUT_MS, find: () => onPath("git") }),
+    git: readonlyGit(root, { timeoutMs: RUN_TIMEOUT_MS }),
     completionContract: async () => ({ script: (await projectFs.stat(join(root, CONTRACT_SCRIPT)).catch(() => "missing")) === "file", allowed: vouching.allowProjectScripts }),
   };
 }
@@ -107,16 +108,16 @@ async function runSkillScript(root: string, reader: BundleReader, given: ScriptV
 
 /** Runs a script that passed every check (it, its arguments, the folder it runs from) with uv or python3. */
 async function runVouched(root: string, script: string, args: string[], signal?: AbortSignal): Promise<SkillScriptRun> {
-  const uv = onPath("uv");
-  const python = onPath("python3");
-  if (!uv && !python) return refused("Neither uv nor python3 is on PATH: install uv (https://docs.astral.sh/uv/, which also installs the script's dependencies) or Python 3.11+.");
-  // An interpreter in the project (a virtual environment there) loads what its site-packages hold, which a tool may
-  // have written (`venv/lib/…/x.pth`): none runs a script.
-  // Both by their folders' real paths (the project may be named through a link), the program's own name kept: a venv's
-  // python is a link out of it, and it is the venv that loads.
-  const exe = uv ?? python!;
-  const [realRoot, exeDir] = await Promise.all([realpath(root), realpath(dirname(resolve(exe))).catch(() => dirname(resolve(exe)))]);
-  if (isInside(realRoot, exeDir)) return refused(`${relative(realRoot, join(exeDir, basename(exe)))} is inside the project: bmad-run runs BMAD's scripts with no interpreter from the project's own folders (files there may be the model's). Put uv or Python 3.11+ from outside it first on PATH.`);
+  // Neither from the project's own folders: an interpreter there (a virtual environment) loads what its site-packages
+  // hold, which a tool may have written (`venv/lib/…/x.pth`).
+  const found = findProgram("uv", root) ?? findProgram("python3", root);
+  if (!found) return refused("Neither uv nor python3 is on PATH: install uv (https://docs.astral.sh/uv/, which also installs the script's dependencies) or Python 3.11+.");
+  if ("inside" in found) return refused(insideRefusal(found.inside));
+  const uv = basename(found.path) === "uv" ? found.path : undefined;
+  const python = uv ? undefined : await realInterpreter(found.path);
+  if (python && !python.ok) return refused(python.error);
+  const pythonInside = python && insideProject(python.path, root);
+  if (pythonInside) return refused(insideRefusal(pythonInside));
   // A file the script writes for its port, in a private folder: the port writes it into the project itself.
   const outputDir = args.includes(OUTPUT_FILE) ? await mkdtemp(join(skillCache(), "output-")) : undefined;
   const outputPath = outputDir && join(outputDir, "output");
@@ -124,7 +125,7 @@ async function runVouched(root: string, script: string, args: string[], signal?:
   // backend (code uv runs) or an index to install from, and the project's .venv loads what it holds (an editable
   // install's src/sitecustomize.py); no .env file (UV_ENV_FILE) sets the script's environment. The script runs in an environment of its own inline dependencies alone. Python
   // takes no PYTHON* variables (-E: a relative PYTHONPATH would import the project's files) and no user site (-s).
-  const argv = (uv ? [uv, "run", "--isolated", "--no-project", "--no-config", "--no-env-file", "--no-cache", "--quiet", script] : [python!, "-I", "-S", "-c", PYTHON_BOOT, script]).concat(args.map((a) => (a === OUTPUT_FILE ? outputPath! : a)));
+  const argv = (python ? [python.path, "-I", "-S", "-c", PYTHON_BOOT, script] : [uv!, "run", "--isolated", "--no-project", "--no-config", "--no-env-file", "--no-cache", "--quiet", script]).concat(args.map((a) => (a === OUTPUT_FILE ? outputPath! : a)));
   try {
     const run = await runBounded(argv, { cwd: root, timeoutMs: RUN_TIMEOUT_MS, signal, env: scriptEnv() });
     let stderr = run.stderr;
@@ -388,21 +389,22 @@ function scriptEnv(): Record<string, undefined> {
   return out;
 }
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const insideRefusal = (inside: string) => `${inside} is inside the project: bmad-run runs BMAD's scripts with no interpreter from the project's own folders (files there may be the model's). Put uv or Python 3.11+ from outside it first on PATH.`;
 
-function onPath(command: string): string | undefined {
-  for (const dir of (process.env.PATH ?? "").split(delimiter)) {
-    const candidate = join(dir, command);
-    // Absolute entries only: a relative one is judged here against the bridge's folder, but run from the project.
-    // And executable: a plain file a tool wrote there (every one is 0644) is no program, and shadows none.
-    if (isAbsolute(dir) && existsSync(candidate) && statSync(candidate).isFile() && executable(candidate)) return candidate;
+/** The interpreter each python3 found is, asked once per bridge process. */
+const interpreters = new Map<string, Promise<Result<{ path: string }>>>();
+
+/** The interpreter `python3` is, asked from a neutral folder: a version manager's shim (pyenv's) picks one by the working
+ *  folder's `.python-version`, and the project's chose Python 3.6 for BMAD's scripts (review 327). */
+function realInterpreter(python3: string): Promise<Result<{ path: string }>> {
+  let asked = interpreters.get(python3);
+  if (!asked) {
+    asked = runBounded([python3, "-I", "-S", "-c", "import sys; print(sys.executable)"], { cwd: tmpdir(), timeoutMs: 10_000, env: scriptEnv() }).then((run) => {
+      const path = run.stdout.trim();
+      if (run.exitCode === 0 && isAbsolute(path)) return { ok: true, path };
+      return { ok: false, error: `${python3} did not say which Python it runs (exit ${run.exitCode}${run.stderr ? `: ${run.stderr.trim().slice(0, 300)}` : ""}): install Python 3.11+ or uv (https://docs.astral.sh/uv/).` };
+    });
+    interpreters.set(python3, asked);
   }
-  return undefined;
+  return asked;
 }

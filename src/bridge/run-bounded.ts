@@ -105,6 +105,14 @@ function searchPaths(userPath = false): Record<string, string | undefined> {
  *  bridge's environment but never its own credentials. BMAD's scripts also lose whatever looks like a secret. */
 const WITHOUT_BRIDGE_CREDENTIALS = Object.fromEntries(BRIDGE_CREDENTIAL_ENV.map((name) => [name, undefined]));
 
+/** The environment of a program the bridge starts: its own plus `extra`, never its credentials, search paths kept to
+ *  absolute entries (the user's PATH as it is with `userPaths`). Those last, so that they win: a caller handing on the
+ *  whole environment (git sources did) brought back the token and a relative PATH entry, where a `git` planted in the
+ *  project ran (review 184). */
+export function childEnvironment(extra: Record<string, string | undefined> = {}, userPaths = false): Record<string, string | undefined> {
+  return { ...process.env, ...extra, ...WITHOUT_BRIDGE_CREDENTIALS, ...searchPaths(userPaths) };
+}
+
 /** Node's longest timer: a longer one (BMAD_RUN_TIMEOUT_MS=Infinity, meant as "never") fires at once, and every run
  *  then "timed out" (review 184). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -136,9 +144,7 @@ function runOne(argv: string[], opts: BoundedOptions): Promise<BoundedRun> {
   return new Promise((resolve) => {
     const child = spawn(argv[0]!, argv.slice(1), {
       cwd: opts.cwd,
-      // Last, so that they win: a caller handing on the whole environment (git sources did) brought back the token
-      // and a relative PATH entry, where a `git` planted in the project ran (review 184).
-      env: { ...process.env, ...opts.env, ...WITHOUT_BRIDGE_CREDENTIALS, ...searchPaths(opts.userPaths), [RUN_COOKIE]: cookie },
+      env: { ...childEnvironment(opts.env, opts.userPaths), [RUN_COOKIE]: cookie },
       detached: true, // its own session and process group
       stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });

@@ -3,7 +3,7 @@
 // list|clear` show and empty the cache; a fetch that hangs is killed at --git-timeout, with what git started; git runs
 // outside the project, without the bridge's token, and a URL's query is shown nowhere.
 import { execFile, execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -193,8 +193,15 @@ describe("--path with a git URL", () => {
       expect(existsSync(marker)).toBe(false);
       expect(readFileSync(seen, "utf8")).toMatch(/^GIT_TERMINAL_PROMPT=0$/m);
       expect(readFileSync(seen, "utf8")).not.toContain("bridge-token-184");
+      // Nor a git in a folder of the project that PATH names (an activated .venv/bin): named, never run (review 327).
+      mkdirSync(join(project, "venv327/bin"), { recursive: true });
+      copyFileSync(join(project, "git"), join(project, "venv327/bin/git"));
+      const inside = await cli(["--path", `git+file://${bare}#main:/content`, "--list"], { PATH: `${join(project, "venv327/bin")}:${process.env.PATH}`, XDG_CACHE_HOME: join(tmp.dir, "cache-327") });
+      expect(inside.stderr).toContain("venv327/bin/git is inside the project: the bridge runs no program from the project's own folders");
+      expect(existsSync(marker)).toBe(false);
     } finally {
       rmSync(join(project, "git"));
+      rmSync(join(project, "venv327"), { recursive: true, force: true });
     }
   });
 

@@ -361,6 +361,30 @@ it("puts the remote's consent questions to its own client's user, and sends the 
   expect(await call({ action: "config", name })).not.toContain("sam@example.com");
 }, 30_000);
 
+it("opens the browser with no program from the project, found on PATH's absolute entries, from outside it (review 327)", async () => {
+  const marker = join(tmp.dir, "planted-opener-ran");
+  const planted = `#!/bin/sh\necho "$0" > "${marker}"\n`;
+  mkdirSync(join(project, "bin327"), { recursive: true });
+  for (const path of ["xdg-open", "bin327/xdg-open"]) writeFileSync(join(project, path), planted, { mode: 0o755 });
+  const opener = join(tmp.dir, "opener-bin");
+  mkdirSync(opener, { recursive: true });
+  writeFileSync(join(opener, "xdg-open"), `#!/bin/sh\nprintf '%s|%s|%s' "$PWD" "$PATH" "$1" > "${join(opener, "ran")}"\n`, { mode: 0o755 });
+  // An empty PATH entry (a trailing ':') is the working folder, the project: its committed ./xdg-open ran.
+  const fromCwd = await spawnRemote(join(tmp.dir, "opener-config-1"), { PATH: `:${process.env.PATH}`, BMAD_MCP_BROWSER: "" });
+  await until("the sign-in link", () => signInUrl(fromCwd.stderr()));
+  // A folder of the project on PATH: said, not run.
+  const inside = await spawnRemote(join(tmp.dir, "opener-config-2"), { PATH: `${join(project, "bin327")}:${opener}:${process.env.PATH}`, BMAD_MCP_BROWSER: "xdg-open" });
+  await until("the refusal", () => (inside.stderr().includes("no browser opened: bin327/xdg-open is inside the project") ? true : undefined));
+  // One outside runs with the link, from outside the project, with PATH's absolute entries alone.
+  const outside = await spawnRemote(join(tmp.dir, "opener-config-3"), { PATH: `:${opener}:${process.env.PATH}`, BMAD_MCP_BROWSER: "" });
+  const link = await until("the sign-in link", () => signInUrl(outside.stderr()));
+  const [cwd, path, given] = (await until("the opener", () => (existsSync(join(opener, "ran")) ? readFileSync(join(opener, "ran"), "utf8") : undefined))).split("|");
+  expect(given).toBe(link);
+  expect(path).toBe(`${opener}:${process.env.PATH}`);
+  expect(cwd).not.toContain(project);
+  expect(existsSync(marker)).toBe(false);
+}, 30_000);
+
 it("falls back to the local bundle when the remote is down, and says so", async () => {
   const { client } = await (renewed ??= spawnRemote());
   expect((await client.callTool({ name: "list_sessions", arguments: {} })).isError).toBeFalsy();
@@ -381,3 +405,4 @@ it("falls back to the local bundle when the remote is down, and says so", async 
   expect(state.isError).toBe(true);
   expect(text(state)).toMatch(/keeps its state on the remote server, and .* is unreachable/);
 }, 60_000);
+

@@ -363,6 +363,37 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     const shadowed = await bmadRun(await connect(dir, [], { PATH: `${join(dir, "tools-bin")}:${process.env.PATH}` }), `uv run ${bmads}`);
     expect(shadowed.out?.exit_code, shadowed.text).toBe(0);
   });
+
+  it("starts no program from the project's folders, nor the interpreter a shim picks by the project's files (review 327)", async () => {
+    const { dir } = sharedProject();
+    const marker = join(tmp.dir, "planted-program-ran");
+    // A project folder on PATH (an activated .venv, direnv's PATH_add) holding a planted git: told, never run.
+    const bin = join(dir, "venv327/bin");
+    mkdirSync(bin, { recursive: true });
+    writeFileSync(join(bin, "git"), `#!/bin/sh\necho "$0" > "${marker}"\n`, { mode: 0o755 });
+    const planted = await bmadRun(await connect(dir, [], { PATH: `${bin}:${process.env.PATH}` }), "git status --porcelain");
+    expect(planted.text).toContain("venv327/bin/git is inside the project: git runs here only from outside the project's own folders");
+    expect(existsSync(marker)).toBe(false);
+    // A version manager's shim outside the project picks its Python by the working folder's .python-version: the
+    // project's named another one for BMAD's scripts. The shim is asked once, from a neutral folder, which Python it is.
+    const shims = join(tmp.dir, "shims327");
+    mkdirSync(shims, { recursive: true });
+    writeFileSync(join(shims, "python3"), `#!/bin/sh\nif [ -f .python-version ]; then echo "picked by the project's .python-version"; exit 0; fi\nexec "${PYTHON}" "$@"\n`, { mode: 0o755 });
+    writeFileSync(join(dir, ".python-version"), "3.6.15\n");
+    try {
+      const shimmed = await bmadRun(await connect(dir, [], { PATH: `${shims}:${process.env.PATH}` }), "python3 {project-root}/_bmad/scripts/config_utils.py");
+      expect(shimmed.text).not.toContain("picked by the project's .python-version");
+      expect(shimmed.out?.exit_code, shimmed.text).toBe(0);
+    } finally {
+      rmSync(join(dir, ".python-version"));
+    }
+    // Nor does pytest's conftest.py get written, at any depth: its discovery, which editors run on open, imports each.
+    const client = await sharedProject().client;
+    for (const path of ["conftest.py", "_bmad-output/planning-artifacts/conftest.py"]) {
+      expect((await files(client, { action: "write", path, content: "x = 1\n" })).text, path).toContain("is code tools load by themselves");
+      expect(existsSync(join(dir, path)), path).toBe(false);
+    }
+  });
 });
 
 describe("links inside the project", () => {

@@ -70,8 +70,10 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
   loaded.push("karma.conf.js", "wdio.conf.ts", "gatsby-node.js", "vendor/x.php", "lib/python3.12/os.py");
   loaded.push("vitest.config.e2e.ts", "vite.config.prod.mts", "vitest.workspace.ts", "vitest.projects.ts", "packages/web/vitest.config.unit.ts", "webpack.config.babel.js", "playwright.config.tsx");
   loaded.push("husky.config.js", "husky.config.cjs");
+  // Review 327: pytest imports every conftest.py its discovery meets (editors run it on open).
+  loaded.push("conftest.py", "_bmad-output/planning-artifacts/conftest.py", "tests/CONFTEST.py");
   for (const path of loaded) expect(changeRefusal(path), path).toMatch(/code tools load by themselves/);
-  for (const path of ["docs/activate.md", "docs/node-modules.md", "docs/config.md", "src/app.config.json", "docs/x.pth.md", "docs/vendor-review.md", "docs/jupyter.md", "lib/python-notes.md", "src/config.ts", "docs/vitest.md", "docs/mise.md", "docs/makefile-notes.md", "docs/build.md", "src/build.ts", "docs/cargo.md", "src/app.conf.json",
+  for (const path of ["docs/activate.md", "docs/conftest-notes.md", "docs/node-modules.md", "docs/config.md", "src/app.config.json", "docs/x.pth.md", "docs/vendor-review.md", "docs/jupyter.md", "lib/python-notes.md", "src/config.ts", "docs/vitest.md", "docs/mise.md", "docs/makefile-notes.md", "docs/build.md", "src/build.ts", "docs/cargo.md", "src/app.conf.json",
     // Review 68: an app's own configs, ordinary folder names below the root, documents anywhere.
     "src/app/app.config.ts", "auth.config.ts", "src/config/database.config.ts", "src/site.config.ts", "src/server/logger.conf.ts", "src/vendor/stripe-client.ts", "packages/deps/index.ts",
     "_bmad-output/planning-artifacts/vendor/comparison.md", "_bmad-output/research/deps/x.md", "lib/python3.12/notes.md", "docs/gradle/notes.md",

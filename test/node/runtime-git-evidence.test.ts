@@ -23,7 +23,7 @@ afterAll(() => tmp.cleanup());
 const skill = join(tmp.dir, "bmad-retrospective");
 cpSync(join(ROOT, "node_modules/bmad-method/src/bmm-skills/ship/bmad-retrospective"), skill, { recursive: true });
 const script = join(skill, "scripts/git_evidence.py");
-const git = readonlyGit(tmp.dir, { timeoutMs: 60_000, find: () => "git" });
+const git = readonlyGit(tmp.dir, { timeoutMs: 60_000, find: () => ({ path: "git" }) });
 const compare = (cases: string[][]) => expectSameAsPython(script, main, cases, { cwd: tmp.dir, git });
 
 /** The fixtures' git: a fixed identity and clock, and no config from this machine (as BMAD's _git_env). */
@@ -214,7 +214,7 @@ it("reads no repository a .git file, link, commondir or alternates leads to outs
   commit(secret, "OUTSIDESECRET: confidential acquisition of Globex", () => write(secret, "acquisition-plan-OUTSIDESECRET.md", "s3cret plan\n"));
   /** git_evidence in a bridge whose project is `project`. */
   const measureIn = async (project: string) =>
-    main(["--repo", project, "--range", "HEAD~2..HEAD"], { fs: await NodeRuntimeFs.create([project]), cwd: project, git: readonlyGit(project, { timeoutMs: 60_000, find: () => "git" }) });
+    main(["--repo", project, "--range", "HEAD~2..HEAD"], { fs: await NodeRuntimeFs.create([project]), cwd: project, git: readonlyGit(project, { timeoutMs: 60_000, find: () => ({ path: "git" }) }) });
   const project = (name: string, dotGit?: string) => {
     const dir = join(tmp.dir, name);
     mkdirSync(dir);
@@ -458,7 +458,7 @@ it("reads no work tree outside the project that a repository's core.worktree nam
   writeFileSync(join(elsewhere, "plan.md"), "OUTSIDE-SECRET\n");
   run(dir, "config", "core.worktree", elsewhere);
   // The repository's folder is the project: the other tree is beside it.
-  const inProject = readonlyGit(dir, { timeoutMs: 60_000, find: () => "git" });
+  const inProject = readonlyGit(dir, { timeoutMs: 60_000, find: () => ({ path: "git" }) });
   for (const args of [["status", "--porcelain"], ["diff"], ["diff", "--stat", "--end-of-options", "HEAD", "--"]]) {
     const ran = (await inProject({ dir, args }))!;
     const said = `${new TextDecoder().decode(ran.stdout)}${new TextDecoder().decode(ran.stderr)}`;
