@@ -428,7 +428,22 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       },
       stat: (path) => on<"file" | "dir" | "missing">((s) => s.stat(c, path)),
       children: (dir) => on<string[]>((s) => s.children(c, dir)),
+      sharedHolding: (path) => this.sharedHolding(project, path),
     };
+  }
+
+  /** The accepted share named `ref` (a bare name: one the caller's own project of that name may hide) that holds the
+   *  file `path`, asked only where a read found it missing (review 326: a member's own "acme" hid Olivia's, whose
+   *  epics read as missing). */
+  private async sharedHolding(ref: string, path: string): Promise<{ project: string; owner: string } | undefined> {
+    const parsed = parseProjectRef(ref);
+    if (!parsed.ok || parsed.value.tag) return undefined;
+    const { name } = parsed.value;
+    for (const s of (await this.received()).filter((r) => r.accepted && r.name === name)) {
+      const at = (await this.project(s.owner, name).stat(this.caller, path)) as DoResult<"file" | "dir" | "missing">;
+      if (at.ok && at.value === "file") return { project: `${name}@${ownerTag(s.owner)}`, owner: s.owner_label };
+    }
+    return undefined;
   }
 
   memory(project: string): ProjectMemory {

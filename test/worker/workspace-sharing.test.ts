@@ -313,6 +313,21 @@ describe("sharing", () => {
     expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
   });
 
+  it("names each installer answer a config replaced that another member set (review 326)", async () => {
+    const name = unique("answers");
+    expect((await owner.project({ action: "create", name })).isError).toBe(false);
+    expect((await owner.project({ action: "config", name, answers: { core: { user_name: "Olivia" } } })).isError).toBe(false);
+    await shareAccepted(owner, name, writer, "write");
+    const set = await writer.project({ action: "config", name, answers: { core: { user_name: "Marco", communication_language: "Italian" } } });
+    expect(set.text).toContain(`; replaced ${owner.email}'s core.user_name "Olivia".`);
+    // Their own answer, or one nobody set, replaces nobody's.
+    expect((await writer.project({ action: "config", name, answers: { core: { user_name: "Marc" } } })).text).not.toContain("replaced");
+    expect((await owner.project({ action: "config", name, answers: { core: { document_output_language: "French" } } })).text).not.toContain("replaced");
+    expect((await owner.project({ action: "config", name, answers: { core: { communication_language: "English" } } })).text).toContain(`; replaced ${writer.email}'s core.communication_language "Italian".`);
+    // (Shared with the writer no more: later tests count what is shared with them.)
+    expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
+  });
+
   it("names an installer answer a writer set as theirs, after the owner changes another (review 40)", async () => {
     expect((await writer.project({ action: "config", name: project, answers: { core: { communication_language: "Planted-Klingon" } } })).isError).toBe(false);
     expect((await owner.project({ action: "config", name: project, answers: { core: { user_name: "Olive" } } })).isError).toBe(false);
@@ -1248,13 +1263,21 @@ describe("sharing", () => {
     expect((await stranger.files({ action: "list", project: name })).text).toMatch(/not found/);
   });
 
-  it("addresses a shared project whose name the grantee also uses as name@tag", async () => {
-    expect((await writer.project({ action: "create", name: project })).isError).toBe(false);
-    const listed = (await writer.project({ action: "list" })).structured.projects as Array<{ project: string; access: string }>;
+  it("addresses a shared project whose name the grantee also uses as name@tag, and says so where the name changes what it reaches (review 326)", async () => {
     const tagged = `${project}@${ownerTag(owner.id)}`;
+    const created = await writer.project({ action: "create", name: project });
+    expect(created.isError).toBe(false);
+    expect(created.text).toContain(`; files with bmad-files "project": "${project}". ${owner.email}'s shared project of that name is now "${tagged}": pass that as "project" to work there.`);
+    const listed = (await writer.project({ action: "list" })).structured.projects as Array<{ project: string; access: string }>;
     expect(listed.map((p) => `${p.project}:${p.access}`)).toEqual(expect.arrayContaining([`${project}:owner`, `${tagged}:read`]));
     expect((await writer.files({ action: "read", project: tagged, path: "docs/prd.md" })).text).toContain("# PRD");
-    expect((await writer.files({ action: "read", project, path: "docs/prd.md" })).text).toMatch(/No file docs\/prd\.md/);
+    // A file the own project lacks and the hidden shared one holds is said to be there; one neither holds is just missing.
+    const there = ` docs/prd.md is in ${owner.email}'s shared project, named "${tagged}": pass that as "project".`;
+    expect((await writer.files({ action: "read", project, path: "docs/prd.md" })).text).toBe(`No file docs/prd.md in project "${project}".${there}`);
+    expect((await writer.files({ action: "history", project, path: "docs/prd.md" })).text).toContain(there);
+    expect((await writer.files({ action: "read", project, path: "docs/nothing.md" })).text).not.toContain("shared project");
+    // Their own project's creates say nothing of it.
+    expect((await owner.project({ action: "create", name: unique("own") })).text).not.toContain("shared project");
   });
 
   it("lets no bare name reach a shared project while the caller's own of that name is deleted and kept; names whose project every change is in (review 179)", async () => {

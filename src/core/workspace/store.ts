@@ -235,6 +235,10 @@ export interface WorkspaceFiles {
   stat(path: string): Promise<WsResult<"file" | "dir" | "missing">>;
   /** Names of a directory's direct children ("" for the root). */
   children(dir: string): Promise<WsResult<string[]>>;
+  /** Where `path` is missing here and this project's bare name hides one shared with the caller (their own of that
+   *  name took it), that shared project if it holds `path`: its name to pass and its owner. Stores without shares (the
+   *  bridge) have none. */
+  sharedHolding?(path: string): Promise<{ project: string; owner: string } | undefined>;
 }
 
 /** What a config change wrote: `changed`, the files it rewrote; `kept`, those of them someone had edited by hand, whose

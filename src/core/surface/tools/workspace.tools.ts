@@ -4,14 +4,14 @@
 import * as z from "zod";
 import { answersHint, holdsInstallerAnswers, isServedStandIn, mayServeAsConfig, sanitizeConfigText, servedFile, servedVersion, servedWithout, unjudged } from "../../catalog/config.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
-import { absoluteRefusal, backslashRefusal, checkWorkspacePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, shownPath, unicodeForms, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
+import { absoluteRefusal, backslashRefusal, checkWorkspacePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, shownPath, terminalText, unicodeForms, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { parse as parseToml } from "smol-toml";
 import { compileGlob } from "../../catalog/glob.js";
 import { parseBoundedToml } from "../../yaml.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, staleVersion, type Configured, type FileEntry, type ListedFile, type Listing, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
+import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, staleVersion, type Configured, type FileEntry, type ListedFile, type Listing, type ProjectInfo, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
@@ -74,8 +74,9 @@ export const bmadProjectTool = defineTool({
           const created = await store.create(name, args.answers ?? {}, files.files, zone?.zone);
           // BMAD's skills greet the user by user_name; the installer's default is nobody's name.
           const named = args.answers?.core?.user_name !== undefined || !created.ok ? "" : await unsetUserName(deps, created.value.project);
+          const renamed = created.ok ? await sharedRenamed(store, created.value.project) : "";
           return result(created, (p) =>
-            done(`Created project "${p.project}" (${files.files.size} files: BMAD's _bmad/ config and scripts). Root: ${projectRootUri(p.project)}; files with ${TOOL.bmadFiles} "project": "${p.project}".${named} ${zoneSentence(p.project, zone?.zone)}`, { ...p, files: files.files.size, time_zone: zone?.zone ?? DEFAULT_TIME_ZONE }),
+            done(`Created project "${p.project}" (${files.files.size} files: BMAD's _bmad/ config and scripts). Root: ${projectRootUri(p.project)}; files with ${TOOL.bmadFiles} "project": "${p.project}".${renamed}${named} ${zoneSentence(p.project, zone?.zone)}`, { ...p, files: files.files.size, time_zone: zone?.zone ?? DEFAULT_TIME_ZONE }),
           );
         }
         case "config":
@@ -197,6 +198,20 @@ function zoneSentence(project: string, zone: string | undefined): string {
   return `Times scripts write are in ${DEFAULT_TIME_ZONE} (the default): if the user is elsewhere, ask their zone and set it with ${TOOL.bmadProject} {"action": "config", "name": "${project}", "time_zone": "Europe/Paris"}.`;
 }
 
+/** The caller's shared projects of the name they just took for their own, which that name no longer reaches (review 326:
+ *  only list said so, and a model read the new empty project as the shared one). */
+async function sharedRenamed(store: WorkspaceStore, name: string): Promise<string> {
+  const shared = (await store.projects()).filter((p) => p.name === name && p.access !== "owner");
+  return shared.map((p) => ` ${p.owner}'s shared project of that name is now "${p.project}": pass that as "project" to work there.`).join("");
+}
+
+/** A missing file that a shared project the name hides holds (the caller's own took the name), named with the name that
+ *  reaches it (review 326: a member's epics read as missing, and a model planned again in the empty project). */
+async function inHiddenShare(files: WorkspaceFiles, path: string): Promise<string> {
+  const held = await files.sharedHolding?.(path);
+  return held ? ` ${shownPath(path)} is in ${held.owner}'s shared project, named "${held.project}": pass that as "project".` : "";
+}
+
 async function unsetUserName(deps: SurfaceDeps, project: string): Promise<string> {
   const question = (await installerQuestions(deps.reader).catch(() => [])).find((q) => q.module === "core" && q.key === "user_name");
   if (!question) return "";
@@ -254,12 +269,14 @@ async function setConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string,
   // and merged again (review 99: one's answer was lost), a few times at most.
   let stored: WsResult<Configured> | undefined;
   let whose = "";
+  let replaced: string[] = [];
   for (let attempt = 0; attempt < CONFIG_ATTEMPTS && (!stored || (!stored.ok && stored.kind === "conflict")); attempt++) {
     const info = await store.info(name);
     if (!info.ok) return fail(info.error);
     if (info.value.access === "read") return fail(`You have read access to "${name}"; changing its config needs write access from its owner (${info.value.owner}).`);
     // Someone else's project is named as theirs, as a file's change in it is (review 179).
     whose = info.value.access === "owner" ? "" : `, ${info.value.owner}'s project`;
+    replaced = othersAnswersReplaced(info.value, given);
     const answers = mergeAnswers(info.value.answers, given);
     const files = await configFiles(deps.reader, info.value.name, info.value.created_at, info.value.answers, answers);
     if (!files.ok) return fail(files.error);
@@ -270,8 +287,27 @@ async function setConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string,
   const pins = stored!.ok && answered ? await pinnedOver(store, name, given) : [];
   const pinned = pins.length ? ` But ${pins.join("; ")}, which BMAD reads over the answers: change ${pins.length === 1 ? "it" : "them"} there too, or the answer has no effect.` : "";
   return result(stored!, (r) =>
-    done(!answered ? zoneSet.trim() : `Set the answers of "${name}"${whose}; ${r.changed.length ? `rewrote ${r.changed.join(", ")}` : "no file changed"}${keptEdits(r.kept)}.${pinned}${zoneSet}`, { ...r, ...(zone ? { time_zone: zone.zone } : {}) }),
+    done(!answered ? zoneSet.trim() : `Set the answers of "${name}"${whose}; ${r.changed.length ? `rewrote ${r.changed.join(", ")}` : "no file changed"}${keptEdits(r.kept)}${replaced.length ? `; replaced ${replaced.join(", ")}` : ""}.${pinned}${zoneSet}`, { ...r, ...(zone ? { time_zone: zone.zone } : {}) }),
   );
+}
+
+/** The answers `given` changes that another member set, each with its value and who set it (`olivia@example.com's
+ *  core.user_name "Olivia"`), as a write names whose version it replaced (review 326: Olivia's name was replaced unsaid). */
+function othersAnswersReplaced(info: ProjectInfo, given: Record<string, Record<string, string>>): string[] {
+  const setBy = new Map((info.answersByOthers ?? []).map((a) => [a.key, a.who]));
+  return Object.entries(given).flatMap(([module, values]) =>
+    Object.entries(values).flatMap(([key, value]) => {
+      const who = setBy.get(`${module}.${key}`);
+      const old = who === undefined ? undefined : info.answers[module]?.[key];
+      return old === undefined || old === value ? [] : [`${who}'s ${module}.${key} ${shownValue(old)}`];
+    }),
+  );
+}
+
+/** Someone's answer inside an answer: quoted, cut, and with anything a terminal acts on or shows as nothing escaped. */
+function shownValue(value: unknown): string {
+  const text = String(value);
+  return terminalText(JSON.stringify(text.length > 60 ? `${text.slice(0, 60)}…` : text));
 }
 
 /** The team's and a person's own central config pins, which BMAD's resolve_config.py reads over the installer's. */
@@ -371,7 +407,7 @@ export const bmadFilesTool = defineTool({
           // A skill's own file (`assets/prd-template.md`, bare paths resolve from the skill) is BMAD's, not the project's.
           const bmads = !read.ok && read.kind === "not_found" ? bundleUrisFor(deps.reader.catalog, path) : [];
           if (bmads.length) return fail(`${read.ok ? "" : read.error} BMAD's ${bmads.length === 1 ? `file of that path is ${bmads[0]}` : `files of that path are ${bmads.join(", ")}`}: read it with ${TOOL.bmadResources} {"operation": "read", "uri": "${bmads[0]}"}.`);
-          if (!read.ok) return fail(read.error);
+          if (!read.ok) return fail(read.kind === "not_found" && args.version === undefined ? `${read.error}${await inHiddenShare(files, path)}` : read.error);
           const { data, ...stored } = read.value;
           const { text, meta } = await servedFile(path, stored, data);
           // The file's text is a block of its own: a read, edited and written back, carries no header line.
@@ -447,6 +483,7 @@ export const bmadFilesTool = defineTool({
           // One more than a page: whether there is a next one.
           {
             const page = await files.history(path, { before: args.version, limit: HISTORY_PAGE + 1 });
+            if (!page.ok && page.kind === "not_found") return fail(`${page.error}${await inHiddenShare(files, path)}`);
             // The older versions a workspace keeps, counted (review 255: "Versions 1 to 100 are older" of 74 kept).
             const older = page.ok && page.value.length > HISTORY_PAGE && store.folder === undefined ? await olderKept(files, path, page.value[HISTORY_PAGE - 1]!.version, HISTORY_PAGE) : undefined;
             return result(page, (versions) => historyPage(path, versions, args.version, store.folder !== undefined, (at) => shownAt(files, at), older));
