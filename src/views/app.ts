@@ -41,9 +41,15 @@ export class ViewApp {
     }).observe(document.documentElement);
   }
 
-  /** tools/call through the host, which makes it with the user's token and scopes. */
-  callTool(name: string, args: Record<string, unknown>): Promise<ToolResult> {
-    return this.request("tools/call", { name, arguments: args }) as Promise<ToolResult>;
+  /** tools/call through the host, which makes it with the user's token and scopes. A call the host could not make
+   *  (the server refused the token's scope, the connection dropped) answers as a refusal, which the views show as they
+   *  show the tool's own (review 328: a rejected Restore left its dialog open, saying nothing). */
+  async callTool(name: string, args: Record<string, unknown>): Promise<ToolResult> {
+    try {
+      return (await this.request("tools/call", { name, arguments: args })) as ToolResult;
+    } catch (e) {
+      return { isError: true, content: [{ type: "text", text: `The host could not make the call (${errorText(e)}). Try again, or ask in the chat.` }] };
+    }
   }
 
   /** Asks the host to put a message in the conversation (ui/message). */

@@ -19,7 +19,7 @@ function showBoard(result: ToolResult, notice?: string): void {
     // it was chosen, and every later move was refused), said to the user, who needs no "reload" (review 317).
     const now = await app.callTool("bmad-board", { project: board.project });
     const changed = !now.isError && (now.structuredContent as unknown as Board).version !== board.version;
-    showBoard(now, changed ? `${board.path} changed since this board was shown: ${story} was not moved. This is the board now; move it again if you still want to.` : resultText(out));
+    showBoard(now, changed ? `${board.path} changed since this board was shown: ${story} was not moved. This is the board now; move it again if you still want to.` : `${story} was not moved: ${resultText(out)}`);
   };
   const card = (s: { key: string; status: string; written?: string }) => {
     // A card can move to the board's own statuses only (the "other" column is where a file's unknown one is shown).

@@ -7,7 +7,7 @@ import { othersBeyond, type ByOthers } from "../core/workspace/line-authors.js";
 import { earlierThan } from "../core/workspace/store.js";
 import { NOT_UTF8_NOTE } from "../core/workspace/file-text.js";
 import { lastText, resultText, type ToolResult, type ViewApp } from "./app.js";
-import { errorBox, errorText, h, show, when } from "./dom.js";
+import { errorBox, errorText, h, show, statusBadge, when } from "./dom.js";
 import { bidiNote, frontmatterFields, renderMarkdown, splitFrontmatter, writeOutBidi } from "./markdown.js";
 
 const CONTEXT = 3;
@@ -74,7 +74,7 @@ function renderDocument(app: ViewApp, root: HTMLElement, result: ToolResult, bac
     h("header", {},
       back ? h("button", { class: "back", click: back }, "← Map") : null,
       h("h1", {}, showName(doc.path)),
-      h("p", { class: "meta" }, heading(doc, byOthers), status ? " · " : "", status ? h("span", { class: `status status-${status.replace(/[^a-z-]/gi, "")}` }, status) : null),
+      h("p", { class: "meta" }, heading(doc, byOthers), status ? " · " : "", status ? statusBadge(status) : null),
       doc.not_utf8 ? h("p", { class: "note" }, `This file is ${NOT_UTF8_NOTE}.`) : null,
       doc.restore_note ? h("p", { class: "note" }, doc.restore_note) : null,
       shownFields.length ? h("dl", { class: "fields" }, shownFields.map((f) => [h("dt", {}, f.key), h("dd", {}, f.value)]).flat()) : null,
@@ -256,7 +256,7 @@ function confirmRestore(doc: DocData, entry: Entry, panel: HTMLElement, reload: 
     // why, said to the user where the file changed since it was shown.
     await reload((now) => currentVersion(now) !== currentVersion(doc)
       ? `${showName(doc.path)} changed since it was shown: ${entry.key} was not restored. This is the document now; restore again if you still want to.`
-      : resultText(out));
+      : `${entry.key} was not restored: ${resultText(out)}`);
   };
   // On the bridge the file's text now may be in no commit: the bridge keeps it, and says where (review 215: "nothing is
   // lost" showed no way back to uncommitted work).

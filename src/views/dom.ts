@@ -1,5 +1,7 @@
 // Building the page: every string goes in as text (textContent), never as HTML. Markdown is the one exception,
 // and it goes through DOMPurify (markdown.ts).
+import { isSettledStatus } from "../core/surface/settled.js";
+
 type Child = Node | string | null | undefined | false;
 
 /** An element; a list of children goes in as an array, never spread into arguments (review 317: 70,000 frontmatter
@@ -18,6 +20,10 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<s
 export function show(root: HTMLElement, ...children: Child[]): void {
   root.replaceChildren(...children.filter((c): c is Node | string => c !== null && c !== undefined && c !== false));
 }
+
+/** A document's status, as the server wrote it out, as a badge: marked settled by the rule Next goes by, on the whole
+ *  of it, never a look-alike made one by dropping characters (review 328: `fin\u200bal` was a green "final"). */
+export const statusBadge = (status: string) => h("span", { class: isSettledStatus(status) ? "status status-settled" : "status" }, status);
 
 export const errorBox = (text: string) => h("p", { class: "error", role: "alert" }, text);
 /** What went wrong, from anything thrown. */

@@ -3,7 +3,7 @@
 import { resultText, ViewApp, type ToolResult } from "./app.js";
 import { showDocument } from "./document.js";
 import { showName } from "../core/lines.js";
-import { errorBox, h, show, when } from "./dom.js";
+import { errorBox, h, show, statusBadge, when } from "./dom.js";
 
 interface Artifact { path: string; status?: string; version: number; updated_at: string; updated_at_local?: string; author?: string; others?: string }
 interface ProjectMap {
@@ -32,7 +32,7 @@ function showMap(result: ToolResult): void {
     h("li", { class: "artifact", "data-path": a.path },
       // Its invisible characters written out, as the document's own text is: `prd\u200b.md` is not `prd.md` (review 317).
       h("button", { class: "open", click: () => void open(a.path) }, showName(a.path)),
-      a.status ? h("span", { class: `status status-${a.status.replace(/[^a-z-]/gi, "")}` }, a.status) : null,
+      a.status ? statusBadge(a.status) : null,
       // A project folder's file has no author (the bridge cannot know who wrote it).
       h("span", { class: "meta" }, ` ${[`v${a.version}`, a.author, when(a.updated_at, a.updated_at_local), a.others].filter(Boolean).join(" · ")}`));
   show(

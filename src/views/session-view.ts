@@ -14,6 +14,7 @@ interface Session {
   artifacts: string[];
   stages: Array<{ stage: string; title: string; gate: string; status: string; iteration: number; score?: number }>;
   revision: number;
+  access?: "read" | "write";
 }
 
 const app = new ViewApp("bmad-session");
@@ -31,14 +32,16 @@ function showSession(result: ToolResult, notice?: string): void {
     // Refused: the session as it is now, under why (review 317: Confirm stayed, and each refusal stacked another in
     // the model's words), said to the user where the session moved on since it was shown.
     const moved = !now.isError && (now.structuredContent as unknown as Session).revision !== s.revision;
-    showSession(now, moved ? "This session moved on since it was shown: nothing was done. This is where it is now; act again if you still want to." : resultText(out));
+    showSession(now, moved ? "This session moved on since it was shown: nothing was done. This is where it is now; act again if you still want to." : `Nothing was done: ${resultText(out)}`);
   };
   const reason = h("input", { type: "text", class: "reason", placeholder: "Why (for reject)", "aria-label": "Reason" });
   const answers = (s.questions ?? []).map((q) => ({ q, input: h("textarea", { "data-question": q.id, "aria-label": q.question, rows: "2" }) }));
+  // A token that may not write acts on nothing (review 328); the server refuses it still.
+  const readOnly: Record<string, string> = s.access === "read" ? { disabled: "", title: "You have read access: acting on a session needs write access." } : {};
   const buttons = s.pending_user_actions.flatMap((a) =>
-    a === "confirm" || a === "approve" ? [h("button", { class: `act-${a}`, click: () => void act({ action: a }) }, a === "confirm" ? "Confirm" : "Approve")]
-    : a === "reject" ? [reason, h("button", { class: "act-reject", click: () => void act({ action: "reject", reason: reason.value }) }, "Reject")]
-    : a === "answer" ? [h("button", { class: "act-answer", click: () => void act({ action: "answer", answers: Object.fromEntries(answers.map(({ q, input }) => [q.id, input.value])) }) }, "Send answers")]
+    a === "confirm" || a === "approve" ? [h("button", { class: `act-${a}`, ...readOnly, click: () => void act({ action: a }) }, a === "confirm" ? "Confirm" : "Approve")]
+    : a === "reject" ? [reason, h("button", { class: "act-reject", ...readOnly, click: () => void act({ action: "reject", reason: reason.value }) }, "Reject")]
+    : a === "answer" ? [h("button", { class: "act-answer", ...readOnly, click: () => void act({ action: "answer", answers: Object.fromEntries(answers.map(({ q, input }) => [q.id, input.value])) }) }, "Send answers")]
     : []);
   show(
     root,

@@ -71,7 +71,7 @@ export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext
   const origin = canonicalOrigin(env, new URL(request.url));
   // A workspace is {project-root} for skills: bmad-run and rendering work on it by name.
   const deps: SurfaceDeps = {
-    reader, owner: props.data.userId, sessions: new DurableSessionStore(env), workspaces, runtime: workspaceRuntimes(workspaces, () => reader, props.data.userId, origin && `${origin}/mcp`), memory: workspaceMemory(workspaces),
+    reader, owner: props.data.userId, readOnly: !auth.scope.includes(SCOPES.write), sessions: new DurableSessionStore(env), workspaces, runtime: workspaceRuntimes(workspaces, () => reader, props.data.userId, origin && `${origin}/mcp`), memory: workspaceMemory(workspaces),
   };
   const handler = mcpHandler(selection.toolsets);
   if (body.bytes === undefined) {

@@ -34,8 +34,8 @@ let hostHtml: string;
 let prdPath: string;
 
 /** A signed-in user's MCP client with the views toolset; `user` picks another local user (the consent page's "Sign in as" field). */
-async function connect(user?: string): Promise<Client> {
-  const { access_token } = await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write", ...(user ? { user } : {}) });
+async function connect(user?: string, scope = "bmad:read bmad:write"): Promise<Client> {
+  const { access_token } = await signIn(fetch, worker.url.origin, { scope, ...(user ? { user } : {}) });
   const client = new Client({ name: "views-test", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL("/mcp?toolsets=default,views", worker.url), { requestInit: { headers: { authorization: `Bearer ${access_token}` } } }));
   return client;
@@ -83,6 +83,7 @@ describe("the views on the Worker", () => {
     expect((await frame.locator(".phase h2").allTextContents()).sort()).toEqual(phases.sort());
     const prd = frame.locator(`.artifact[data-path="${prdPath}"]`);
     expect(await prd.locator(".status").textContent()).toBe("final");
+    expect(await prd.locator(".status").getAttribute("class")).toBe("status status-settled");
     // In UTC, said so: the remote's text answers give its times so (review 281: no zone was named).
     expect(await prd.locator(".meta").textContent()).toMatch(/ v\d+ · \S+ · \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     await shot(page, "map-worker");
@@ -455,6 +456,68 @@ describe("the views on the Worker", () => {
     const moved = await eve.callTool({ name: "bmad-board", arguments: { project: theirs, story: "1-1-a", status: "done" } });
     expect(moved.isError).toBe(true);
     expect((await ada.callTool({ name: "bmad-board", arguments: { project: name } })).structuredContent).toMatchObject({ access: "write" });
+  });
+
+  // Review 328: `fin\u200bal` showed as a green "final" (its class was the status with non-letters dropped).
+  it("marks a status settled only where the whole of it settles, as Next goes by", async () => {
+    const name = "lookalike";
+    expect((await ada.callTool({ name: "bmad-project", arguments: { action: "create", name, answers: { core: { user_name: "Ada" } } } })).isError).toBeFalsy();
+    await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: name, path: `${PLAN}/prd.md`, content: "---\nstatus: fin\u200bal\n---\n# PRD\n" } });
+    const result = await ada.callTool({ name: "bmad-map", arguments: { project: name } });
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(ada, "bmad-map")).html, result, call(ada));
+    const badge = frame.locator(`.artifact[data-path="${PLAN}/prd.md"] .status`);
+    await expect.poll(() => badge.textContent()).toBe("fin⟦U+200B⟧al");
+    expect(await badge.getAttribute("class")).toBe("status");
+    await page.close();
+  });
+
+  // Review 328: a bmad:read token's views offered Restore and Move on the user's own project, and the Worker's 403 left
+  // the views on their dialogs, saying nothing.
+  it("offers a bmad:read token no changes, and a change the host could not make says so over the state now", async () => {
+    const name = "scoped";
+    expect((await ada.callTool({ name: "bmad-project", arguments: { action: "create", name, answers: { core: { user_name: "Ada" } } } })).isError).toBeFalsy();
+    for (let i = 1; i <= 2; i++) await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: name, path: "docs/a.md", content: `# A\n\nv${i}\n` } });
+    await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: name, path: `${IMPL}/sprint-status.yaml`, content: "development_status:\n  epic-1: in-progress\n  1-1-a: backlog\n" } });
+    const started = await ada.callTool({ name: "bmad-task", arguments: { action: "start", objective: "Build a read-only list" } });
+    const id = (started.structuredContent as { session_id: string }).session_id;
+    await ada.callTool({ name: "bmad-task", arguments: { action: "submit", session_id: id, claude_result: "# PRD\n\nQuality Score: 90/100" } });
+    const reader = await connect(undefined, "bmad:read");
+    onTestFinished(() => reader.close());
+    const answers = {
+      doc: (c: Client) => c.callTool({ name: "bmad-doc", arguments: { project: name, path: "docs/a.md" } }),
+      board: (c: Client) => c.callTool({ name: "bmad-board", arguments: { project: name } }),
+      session: (c: Client) => c.callTool({ name: "bmad-session", arguments: { session_id: id } }),
+    };
+    const controls = { doc: '.versions li[data-version="1"] button.restore', board: '.card[data-story="1-1-a"] select', session: "button.act-confirm" };
+    for (const view of ["doc", "board", "session"] as const) {
+      const [mine, read] = [await answers[view](ada), await answers[view](reader)];
+      expect(mine.structuredContent, view).toMatchObject({ access: "write" });
+      expect(read.structuredContent, view).toMatchObject({ access: "read" });
+      const shown = await showView(browser, hostHtml, (await viewOf(reader, `bmad-${view}`)).html, read, call(reader));
+      await expect.poll(() => shown.frame.locator(controls[view]).isDisabled(), { message: view }).toBe(true);
+      await shown.page.close();
+    }
+    // Offered (a view shown before the token changed), and refused by the host: said, and the state now shown.
+    const refused = /^The host could not make the call \(.+\)\. Try again, or ask in the chat\.$/s;
+    const doc = await showView(browser, hostHtml, (await viewOf(ada, "bmad-doc")).html, await answers.doc(ada), call(reader));
+    await doc.frame.locator(controls.doc).click();
+    await doc.frame.locator(".confirm-yes").click();
+    await expect.poll(() => doc.frame.locator(".error").allTextContents()).toEqual([expect.stringMatching(/^1 was not restored: /)]);
+    expect((await doc.frame.locator(".error").textContent())!.replace(/^1 was not restored: /, "")).toMatch(refused);
+    expect(await doc.frame.locator(".confirm").count()).toBe(0);
+    expect(await doc.frame.locator(".versions li").count()).toBeGreaterThan(1);
+    await doc.page.close();
+    const board = await showView(browser, hostHtml, (await viewOf(ada, "bmad-board")).html, await answers.board(ada), call(reader));
+    await board.frame.locator(controls.board).selectOption("done");
+    await board.frame.locator('.card[data-story="1-1-a"] button').click();
+    await expect.poll(() => board.frame.locator(".error").allTextContents()).toEqual([expect.stringMatching(/^1-1-a was not moved: The host could not make the call/)]);
+    expect(await board.frame.locator('.column[data-status="backlog"] .card[data-story="1-1-a"]').count()).toBe(1);
+    await board.page.close();
+    const session = await showView(browser, hostHtml, (await viewOf(ada, "bmad-session")).html, await answers.session(ada), call(reader));
+    await session.frame.locator(controls.session).click();
+    await expect.poll(() => session.frame.locator(".error").allTextContents()).toEqual([expect.stringMatching(/^Nothing was done: The host could not make the call/)]);
+    expect(await session.frame.locator("header .meta").textContent()).toContain(" · po · ");
+    await session.page.close();
   });
 });
 

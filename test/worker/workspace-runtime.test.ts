@@ -675,6 +675,27 @@ describe("the project map", () => {
     expect(gap.next).toEqual({ skill: "bmad-architecture", title: "Architecture", phase: "plan" });
     expect(gap.text).toContain("\nNext: bmad-architecture (Architecture, phase plan). * required.");
   });
+
+  // Review 328: a status `fin\u200bal` showed as a settled "final" while Next said it was not, and a memlog entry
+  // `ada\u200b@example.com` read as ada@example.com.
+  it("writes out the invisible characters of a status and a memlog entry, in the text and the structured answer", async () => {
+    const name = unique("invisible");
+    await ada.project({ action: "create", name });
+    const prd = "_bmad-output/planning-artifacts/prd.md";
+    await ada.files({ action: "write", project: name, path: prd, content: "---\nstatus: fin\u200bal\n---\n# PRD\n" });
+    await ada.files({ action: "write", project: name, path: "_bmad-output/planning-artifacts/.memlog.md", content: "- asked ada\u200b@example.com\n" });
+    const body = await (await rawCall(ada.token, "tools/call", { name: TOOL.bmadMap, arguments: { project: name } }, "?toolsets=default,views")).text();
+    const map = (JSON.parse(body.replace(/^event: message\ndata: /, "")) as { result: { content: Array<{ text: string }>; structuredContent: { next?: { resume?: { status?: string } }; phases: Array<{ artifacts: Array<{ path: string; status?: string }> }>; memlogs: Array<{ entries: string[] }> } } }).result;
+    const shown = "fin⟦U+200B⟧al";
+    expect(map.structuredContent.phases.flatMap((p) => p.artifacts).find((a) => a.path === prd)?.status).toBe(shown);
+    expect(map.structuredContent.next?.resume?.status).toBe(shown);
+    expect(map.structuredContent.memlogs.flatMap((m) => m.entries)).toEqual(["asked ada⟦U+200B⟧@example.com"]);
+    const text = map.content[0]!.text;
+    expect(text).toContain(`  ${prd} [${shown}] v1 `);
+    expect(text).toContain(`: ${prd} [${shown}] is not settled.`);
+    expect(text).toContain("\n  - asked ada⟦U+200B⟧@example.com");
+    expect(body).not.toContain("\u200b");
+  });
 });
 
 describe("a planned project's runtime block", () => {

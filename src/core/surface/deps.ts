@@ -35,6 +35,8 @@ export interface SurfaceDeps {
   reader: BundleReader;
   /** The signed-in user; a fixed local owner where there is no sign-in. */
   owner: string;
+  /** The caller's token may change nothing (the remote, without bmad:write): the views offer no changes. */
+  readOnly?: boolean;
   sessions?: SessionStore;
   project?: ProjectFiles;
   /** The project a skill runs in: `{project-root}`, its files and BMAD's scripts. The bridge has one

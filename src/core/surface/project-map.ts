@@ -60,10 +60,9 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   // Which workflows are done is known from every document's path; the documents shown are taken from each
   // workflow in turn (review 101: past 40, the stories that sort first hid the PRD, and "next" asked for it again).
   const ownerOf = new Map(docs.map((d) => [d.path, ownerRow(d.path, rows, folderOf)]));
-  const [{ artifacts, onlyBy, steps: stepsOf }, memlogs] = await Promise.all([described(files, inTurn(docs, (d) => ownerOf.get(d.path), MAX_DOCS)), memlogEntries(files, memlogPaths.slice(0, MAX_MEMLOGS))]);
+  const [{ artifacts, statusOf, onlyBy, steps: stepsOf }, memlogs] = await Promise.all([described(files, inTurn(docs, (d) => ownerOf.get(d.path), MAX_DOCS)), memlogEntries(files, memlogPaths.slice(0, MAX_MEMLOGS))]);
   // Done is settled, as get_workflow_status says it (review 322: a draft PRD was marked done, and Next skipped it):
   // a required workflow by its step; another by a document of its own that settles it by the same rule.
-  const statusOf = new Map(artifacts.flatMap((a) => (a.status ? [[a.path, a.status] as const] : [])));
   const work = docs.map((d) => ({ path: d.path, ...(statusOf.has(d.path) ? { status: statusOf.get(d.path)! } : {}), ...(onlyBy.get(d.path) ? { by: onlyBy.get(d.path)! } : {}), ...(stepsOf.get(d.path) !== undefined ? { stepsCompleted: stepsOf.get(d.path)! } : {}) }));
   const steps = await plannedSteps(reader, work);
   const settled = new Set(steps.filter((s) => s.settled.length).map((s) => s.skill));
@@ -90,7 +89,7 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
     return { phase, workflows, artifacts: own.flatMap((r) => byRow.get(r) ?? []) };
   });
   const step = nextStep(reader.catalog, steps)?.step;
-  const resume = step?.shown && { path: step.shown.path, ...(step.shown.status ? { status: step.shown.status } : {}), ...(step.shown.by ? { by: step.shown.by } : {}) };
+  const resume = step?.shown && { path: step.shown.path, ...(step.shown.status ? { status: showName(step.shown.status) } : {}), ...(step.shown.by ? { by: step.shown.by } : {}) };
   const next = step && { skill: step.skill, title: step.title, phase: step.phase, ...(resume ? { resume } : {}) };
   return { project: files.project, phases, other, memlogs, ...(next ? { next } : {}), more: Math.max(0, docs.length - MAX_DOCS), ...(leftOut ? { catalog_rows_left_out: leftOut } : {}) };
 }
@@ -133,23 +132,29 @@ async function peeked(files: WorkspaceFiles, paths: string[], part: { head: numb
   return out.ok ? out.value : [];
 }
 
-/** The documents as the map shows them, and by path, who wrote those the caller wrote none of (writtenOnlyBy). */
-async function described(files: WorkspaceFiles, docs: ListedFile[]): Promise<{ artifacts: MapArtifact[]; onlyBy: Map<string, string | undefined>; steps: Map<string, number | undefined> }> {
+/** The documents as the map shows them, and by path, their status as written (what settles a step), the steps their
+ *  frontmatter lists done, and who wrote those the caller wrote none of (writtenOnlyBy). A status is shown with its
+ *  invisible characters written out, as the document view shows it (review 328: `fin\u200bal` showed as a settled
+ *  "final", while Next said it was not). */
+async function described(files: WorkspaceFiles, docs: ListedFile[]): Promise<{ artifacts: MapArtifact[]; statusOf: Map<string, string>; onlyBy: Map<string, string | undefined>; steps: Map<string, number | undefined> }> {
   const read = await peeked(files, docs.map((d) => d.path), { head: FRONTMATTER_BYTES });
   const heads = read.map((f) => frontmatterOf(f.data));
+  const statusOf = new Map<string, string>();
   const artifacts = read.map((f, i) => {
     const status = heads[i]!.status;
-    return withShownTime(files, { path: f.path, ...(status ? { status } : {}), version: f.version, updated_at: f.updated_at, author: f.author, ...byOthers(f) }, "updated_at");
+    if (status) statusOf.set(f.path, status);
+    return withShownTime(files, { path: f.path, ...(status ? { status: showName(status) } : {}), version: f.version, updated_at: f.updated_at, author: f.author, ...byOthers(f) }, "updated_at");
   });
-  return { artifacts, onlyBy: new Map(read.map((f) => [f.path, writtenOnlyBy(f.others)])), steps: new Map(read.map((f, i) => [f.path, heads[i]!.stepsCompleted])) };
+  return { artifacts, statusOf, onlyBy: new Map(read.map((f) => [f.path, writtenOnlyBy(f.others)])), steps: new Map(read.map((f, i) => [f.path, heads[i]!.stepsCompleted])) };
 }
 
-/** Each memlog's last entries (its `- ` lines), newest memlog first. */
+/** Each memlog's last entries (its `- ` lines), newest memlog first, invisible characters written out (review 328:
+ *  `ada\u200b@example.com` read as ada@example.com). */
 async function memlogEntries(files: WorkspaceFiles, logs: ListedFile[]): Promise<ProjectMap["memlogs"]> {
   return (await peeked(files, logs.map((l) => l.path), { tail: MEMLOG_TAIL_BYTES }))
     .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
     // A tail cut inside a line (its first): that line is not an entry as written.
-    .map((f) => withShownTime(files, { path: f.path, updated_at: f.updated_at, entries: new TextDecoder().decode(f.data).split("\n").slice(f.data.byteLength < f.size ? 1 : 0).filter((l) => l.startsWith("- ")).slice(-MEMLOG_ENTRIES).map((l) => asOneLine(l.slice(2, 400))), ...byOthers(f) }, "updated_at"));
+    .map((f) => withShownTime(files, { path: f.path, updated_at: f.updated_at, entries: new TextDecoder().decode(f.data).split("\n").slice(f.data.byteLength < f.size ? 1 : 0).filter((l) => l.startsWith("- ")).slice(-MEMLOG_ENTRIES).map((l) => showName(asOneLine(l.slice(2, 400)))), ...byOthers(f) }, "updated_at"));
 }
 
 /** The lines of a file others wrote, as the map names them (review 48: a writer's memlog entry showed as no one's). */

@@ -2,6 +2,7 @@
 // planned, the one call that says where it stands. get_workflow_status (where no run is) and get_project_context both
 // answer with it, so the two doors and the two tools say it in the same words.
 import { TOOL } from "./names.js";
+import { isSettledStatus } from "./settled.js";
 import { codeSpan } from "../workspace/paths.js";
 import { helpFor, projectWork, type WorkDocument } from "./earlier-work.js";
 import type { SurfaceDeps } from "./deps.js";
@@ -68,9 +69,6 @@ const namedIn = (deps: SurfaceDeps, project: string | undefined): { project?: st
 /** A path a command line takes as one word, as written. */
 const PLAIN_PATH = /^[\w./@+-]+$/;
 
-/** A status that settles its skill's step. */
-const SETTLED = /^(final|complete|completed|done|approved)$/i;
-
 /** A required step of bmad-help.csv and the project's documents of it: those a file or folder name of which starts with
  *  the first word of the row's outputs ("epics and stories": epics.md), not any path that holds it (review 312: "spec"
  *  of bmad-build's outputs was found in ux-design-specification.md). */
@@ -99,7 +97,7 @@ const namedFor = (word: string, d: WorkDocument) => (d.path.toLowerCase().split(
  *  the last loads none, so a finished run's file often never lists it.
  *  The project map marks a workflow done by it too, so the two never disagree (review 322). */
 export const settles = (word: string, d: WorkDocument, files?: number): boolean =>
-  d.status !== undefined ? SETTLED.test(d.status) : namedFor(word, d) && (d.stepsCompleted === undefined || d.stepsCompleted >= Math.max(1, (files ?? 0) - 1));
+  d.status !== undefined ? isSettledStatus(d.status) : namedFor(word, d) && (d.stepsCompleted === undefined || d.stepsCompleted >= Math.max(1, (files ?? 0) - 1));
 
 /** How many steps a step-file skill has: its `steps/step-NN-*.md` files, by number (a `step-01b-continue.md` resumes
  *  step 1); undefined where the catalog has no such skill or it has no steps. */

@@ -48,8 +48,14 @@ async function projectFiles(deps: SurfaceDeps, project: string | undefined, tool
   const files = store.files(listed?.ref ?? name);
   // The access check: a project the caller cannot see answers as one that does not exist.
   const seen = await files.stat("");
-  // The view offers its changes (restore, move) only where the caller may make them (review 245); the server still refuses.
-  return seen.ok ? { ok: true, store, files, name: listed?.ref ?? name, access: listed?.access === "read" ? "read" : "write" } : { ok: false, error: seen.error };
+  // The view offers its changes (restore, move) only where the caller may make them: the share lets them (review 245)
+  // and so does their token (review 328: a bmad:read token's Restore was refused 403). The server still refuses.
+  return seen.ok ? { ok: true, store, files, name: listed?.ref ?? name, access: listed?.access === "read" ? "read" : access(deps) } : { ok: false, error: seen.error };
+}
+
+/** What the caller's token lets a view offer: changes only where it may make them. */
+function access(deps: SurfaceDeps): "read" | "write" {
+  return deps.readOnly ? "read" : "write";
 }
 
 export const bmadMapTool = defineTool({
@@ -248,7 +254,7 @@ export const bmadSessionTool = defineTool({
     });
     const lines = stages.map((s) => `${s.stage}: ${s.status}${s.score !== undefined ? `, score ${s.score}` : ""} (gate ${s.gate})`);
     // The revision shown goes with every action the view takes (bmad-task's `revision`).
-    return done([`${view.task_name} (${view.session_id}): ${view.current_stage} ${view.current_state}. ${view.user_message}`, ...lines].join("\n"), { ...view, stages, revision: state.revision });
+    return done([`${view.task_name} (${view.session_id}): ${view.current_stage} ${view.current_state}. ${view.user_message}`, ...lines].join("\n"), { ...view, stages, revision: state.revision, access: access(deps) });
   },
 });
 
