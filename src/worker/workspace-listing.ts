@@ -85,8 +85,10 @@ export class FileListing {
 
   /** What a folding file system (macOS, Windows: case, Unicode form, trailing dots) reads as another file where `path`
    *  would go, or as a file where `path` needs a folder, or as a folder where `path` would be a file (review 73:
-   *  `docs/PRD.md` beside a folder `docs/prd.md/`): that file (for a folder, one below it), or undefined. */
-  twin(path: string): { path: string; is: "file" | "file above" | "folder" } | undefined {
+   *  `docs/PRD.md` beside a folder `docs/prd.md/`), or as a folder on its way spelled otherwise (review 333:
+   *  `notes/x.md` beside `Notes/a.md`): that file (for a folder, one below it; for a folder twin, that folder), or
+   *  undefined. */
+  twin(path: string): { path: string; is: "file" | "file above" | "folder" | "folder twin" } | undefined {
     const { files, folders } = this.foldedNames();
     const key = foldPath(path);
     const other = files.get(key);
@@ -95,8 +97,23 @@ export class FileListing {
       const above = files.get(key.slice(0, at));
       if (above !== undefined) return { path: above, is: "file above" };
     }
-    const below = folders.has(key) ? this.files.find((f) => foldPath(f.path).startsWith(`${key}/`)) : undefined;
-    return below && { path: below.path, is: "folder" };
+    const below = folders.has(key) ? this.oneBelow(key) : undefined;
+    if (below) return { path: below, is: "folder" };
+    // A folder on the way that holds files as folded but none as spelled is there spelled otherwise. Each write pays a
+    // map look-up and a binary search a folder; the files are scanned only to name a twin found (folding keeps the
+    // slashes: names match by depth).
+    const names = path.split("/");
+    for (let at = key.indexOf("/"), depth = 1; at >= 0; at = key.indexOf("/", at + 1), depth++) {
+      if (!folders.has(key.slice(0, at)) || this.holds(names.slice(0, depth).join("/"))) continue;
+      const there = this.oneBelow(key.slice(0, at));
+      if (there) return { path: there.split("/").slice(0, depth).join("/"), is: "folder twin" };
+    }
+    return undefined;
+  }
+
+  /** A file below the folder that folds as `key` (foldPath). */
+  private oneBelow(key: string): string | undefined {
+    return this.files.find((f) => foldPath(f.path).startsWith(`${key}/`))?.path;
   }
 
   /** Each path and folder ever stored (a current file's, or a deleted one's with its history) by its NFC form, with

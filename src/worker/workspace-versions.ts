@@ -197,7 +197,11 @@ export class VersionedFiles {
     const [at, there] = [shown(path), twin && shown(twin.path)];
     if (twin?.is === "file") return `Cannot put a file at ${at}: ${there} is there, and ${merged.replace("as one", "as one file")}. Write to ${there}, or choose another name.`;
     if (twin?.is === "file above") return `Cannot put a file at ${at}: ${there} is a file, and ${merged}: a file cannot hold others. Choose another path.`;
-    if (twin) return `Cannot put a file at ${at}: ${there} is there, in a folder ${merged}. Choose another name.`;
+    if (twin?.is === "folder") return `Cannot put a file at ${at}: ${there} is there, in a folder ${merged}. Choose another name.`;
+    if (twin) {
+      const inTheirs = [twin.path, ...path.split("/").slice(twin.path.split("/").length)].join("/");
+      return `Cannot put a file at ${at}: ${there} is there, and ${merged.replace("as one", "as one folder")}. Write to ${shown(inTheirs)}, or choose another name.`;
+    }
     return as === "file" ? folderFull(path, this.current().inFolder(path)) : undefined;
   }
 

@@ -1241,6 +1241,10 @@ describe("what a change replaced is kept a week", () => {
     const folderTwin = await files(client, { action: "write", path: "FORMS/new.md", content: "x\n" });
     expect(folderTwin.text).toContain("Cannot put a file at FORMS/new.md: forms is there");
     expect(folderTwin.text).toContain("Write to forms/new.md, or choose another name.");
+    // As the remote refuses it (review 333): a folder's twin by a character that shows as nothing, and by an append.
+    expect((await files(client, { action: "write", path: "fo\u200brms/new.md", content: "x\n" })).text).toContain('Cannot put a file at "fo\\u200brms/new.md": forms is there');
+    expect((await files(client, { action: "append", path: "Forms/new.md", content: "x\n" })).text).toContain("Cannot put a file at Forms/new.md: forms is there");
+    expect(readdirSync(dir).filter((name) => name.toLowerCase().replace("\u200b", "") === "forms")).toEqual(["forms"]);
     // Nor one that differs only by a character that shows as nothing, named written out (review 316-5).
     writeFileSync(join(dir, "forms/prd.md"), "the user's PRD\n");
     const unseen = await files(client, { action: "write", path: "forms/pr\u200bd.md", content: "x\n" });

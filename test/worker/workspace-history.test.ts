@@ -389,6 +389,33 @@ describe("a file and a folder of one name (L1)", () => {
   });
 });
 
+describe("a folder of a name a folding file system reads as another's (review 333)", () => {
+  it("refuses a new file below it on write, append, restore and createFolder, naming the folder there", async () => {
+    const twins = (path: string, there: string, inTheirs: string) =>
+      `Cannot put a file at ${path}: ${there} is there, and macOS and Windows read both names as one folder, or they print alike (they differ only in case, Unicode form, a trailing dot or a character that shows as nothing: a pull could not write both). Write to ${inTheirs}, or choose another name.`;
+    await olive.files({ action: "write", project, path: "Minutes/a.md", content: "a" });
+    expect((await mallory.files({ action: "write", project, path: "minutes/x.md", content: "x" })).text).toBe(twins("minutes/x.md", "Minutes", "Minutes/x.md"));
+    expect((await olive.files({ action: "append", project, path: "MINUTES/x.md", content: "x" })).text).toBe(twins("MINUTES/x.md", "Minutes", "Minutes/x.md"));
+    // A name that prints as it, spelled out.
+    expect((await olive.files({ action: "write", project, path: "Min\u200butes/x.md", content: "x" })).text).toMatch(/^Cannot put a file at "Min\\u200butes\/x\.md": Minutes is there, and macOS and Windows read both names as one folder/);
+    // A folder deeper down, and the folder as spelled still takes new files.
+    await olive.files({ action: "write", project, path: "Minutes/Week/a.md", content: "a" });
+    expect((await olive.files({ action: "write", project, path: "Minutes/week/b.md", content: "b" })).text).toBe(twins("Minutes/week/b.md", "Minutes/Week", "Minutes/Week/b.md"));
+    expect((await olive.files({ action: "write", project, path: "Minutes/Week/b.md", content: "b" })).isError).toBe(false);
+    // A deleted file under a folder renamed since comes back into it only by the folder's name now.
+    await olive.files({ action: "write", project, path: "Drafts/a.md", content: "a" });
+    await olive.files({ action: "delete", project, path: "Drafts/a.md" });
+    expect((await olive.files({ action: "write", project, path: "drafts/b.md", content: "b" })).isError).toBe(false);
+    expect((await olive.files({ action: "restore", project, path: "Drafts/a.md", version: 1 })).text).toBe(twins("Drafts/a.md", "drafts", "drafts/a.md"));
+    const made = await runInDurableObject(projectStub(olive.id, project), (instance: WorkspaceProject) =>
+      instance.createFolder(olive.store().caller, "minutes/run-1", [{ path: "a.md", data: new Uint8Array(1) }], new Date().toISOString()),
+    );
+    expect(made).toMatchObject({ ok: false, kind: "invalid", error: twins("minutes/run-1", "Minutes", "Minutes/run-1") });
+    const listed = (await olive.files({ action: "list", project })).structured.files as Array<{ path: string }>;
+    expect(listed.map((f) => f.path).filter((path) => /^(minutes|drafts)\//i.test(path))).toEqual(["Minutes/Week/a.md", "Minutes/Week/b.md", "Minutes/a.md", "drafts/b.md"]);
+  });
+});
+
 describe("a name in another Unicode form (review 300-2)", () => {
   it("finds the file by its stored name for every change and read, keeps case twins refused, and refuses a name two stored forms share", async () => {
     // A project of its own: the history cap above was lowered for the other.
