@@ -10,6 +10,7 @@ import { folderFull, folderOf, MAX_HISTORY_BYTES, type GrownBy } from "../core/w
 import { shownPath, showTwins, TWIN_DIFFERENCE, unicodeTwinsRefusal, unportableName } from "../core/workspace/paths.js";
 import type { AuthoredEntry, DeletedFile, FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
 import { FileListing } from "./workspace-listing.js";
+import { FoldedNames } from "../core/workspace/folded-names.js";
 import type { Glob } from "../core/catalog/glob.js";
 import * as z from "zod";
 import { allBy, authorsByLine, authorsByStoredLine, byOthers, carryAuthors, droppedBy, samePerson, soleAuthor, splitLines, type ByOthers, type EntryLines, type LineAuthors, type Person } from "../core/workspace/line-authors.js";
@@ -570,13 +571,24 @@ function authorsOf(row: AuthorsRow): LineAuthors | undefined {
   return parsed.data;
 }
 
-/** A file and a folder of the same name among paths written together, or more files in one folder than it holds. */
+/** A file and a folder of the same name among paths written together, two that a folding file system reads as one (or
+ *  as one folder), or more files in one folder than it holds. */
 export function batchClash(paths: string[]): string | undefined {
   const all = new Set(paths);
   const inFolder = new Map<string, number>();
+  // Names among themselves as a single write's are against the project's (review 333: `A.md` and `a.md`, or `X/a.md`
+  // and `x/b.md`, in one new tree).
+  const folded = new FoldedNames([]);
   for (const path of paths) {
     const unportable = unportableName(path);
     if (unportable) return unportable;
+    const twin = folded.clash(path);
+    if (twin?.kind === "file" || twin?.kind === "folder twin") {
+      const other = twin.kind === "file" ? twin.at : twin.below;
+      const shown = showTwins(path, other);
+      return `Cannot put both ${shown(other)} and ${shown(path)}: macOS and Windows read ${twin.kind === "file" ? "both names as one" : `${shown(twin.mine)} and ${shown(twin.at)} as one folder`}, or they print alike (${TWIN_DIFFERENCE}: a pull could not write both). Choose another name for one of them.`;
+    }
+    folded.add(path);
     const folder = folderOf(path);
     const full = folderFull(path, inFolder.get(folder) ?? 0);
     if (full) return full;

@@ -76,6 +76,12 @@ describe("limits", () => {
     expect(batchClash(inOne(1000))).toBeUndefined();
     expect(batchClash(inOne(1001))).toMatch(/^Cannot add tree\/d\/f1000\.md: the folder tree\/d\/ holds 1,000 files directly.*Put it in a subfolder/);
   });
+
+  it("hold no two names a folding file system reads as one, or as one folder (review 333)", () => {
+    expect(batchClash(["run/A.md", "run/a.md"])).toBe("Cannot put both run/A.md and run/a.md: macOS and Windows read both names as one, or they print alike (they differ only in case, Unicode form, a trailing dot or a character that shows as nothing: a pull could not write both). Choose another name for one of them.");
+    expect(batchClash(["run/X/a.md", "run/x/b.md"])).toMatch(/^Cannot put both run\/X\/a\.md and run\/x\/b\.md: macOS and Windows read run\/x and run\/X as one folder/);
+    expect(batchClash(["run/X/a.md", "run/X/b.md", "run/y.md"])).toBeUndefined();
+  });
 });
 
 describe("without a workspace store (the bridge)", () => {
