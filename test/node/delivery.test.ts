@@ -98,6 +98,17 @@ describe("the rubric (seed 003's gap analysis)", () => {
     expect(gapAnalysis("```\n# Acceptance criteria\n```\n", rubricFor("po")).find((f) => f.name === "Acceptance criteria")).toMatchObject({ status: "weak" });
   });
 
+  it("takes a heading for the one item it names first, and placeholder text for no words (review 329)", () => {
+    const prd = `## Non-Functional Requirements and Acceptance Criteria\n${body(40)}\n## Scope\n{{ scope_summary }} {project-root} TBD. [TODO] (TODO) … ... ${body(5)}\n`;
+    const by = new Map(gapAnalysis(prd, rubricFor("po")).map((f) => [f.name, f]));
+    expect(by.has("Non-functional requirements")).toBe(false);
+    expect(by.get("Functional requirements")).toMatchObject({ status: "missing" }); // "non-functional" is none
+    expect(by.get("Acceptance criteria")).toMatchObject({ status: "weak", detail: "mentioned, no section of its own" });
+    expect(by.get("Scope and priorities")).toMatchObject({ status: "weak", detail: "placeholder text" });
+    // Thirty real words around them make a section.
+    expect(gapAnalysis(`## Scope\nTBD {{x}} ${body(30)}`, rubricFor("po")).some((f) => f.name === "Scope and priorities")).toBe(false);
+  });
+
   it("gives each scored stage 40 points above the base of 60, and the architect its own items", () => {
     for (const stage of ["po", "architect"] as const) expect(rubricFor(stage).reduce((n, i) => n + i.points, 0)).toBe(40);
     expect(rubricFor("architect").map((i) => i.name)).toContain("Data model");

@@ -115,6 +115,10 @@ describe("reject and revise (seed 003: confirm or reject)", () => {
     expect(view).toMatchObject({ current_state: "awaiting_confirmation", pending_user_actions: ["confirm", "reject"] });
     expect(await taskError({ action: "reject", session_id })).toMatch(/Action "reject" needs "reason": what the user wants changed/);
     expect(await taskError({ action: "reject", session_id, reason: "  " })).toMatch(/Action "reject" needs "reason"/);
+    // Characters that show as nothing are no reason either (review 329).
+    for (const invisible of ["\u200b", " \u00ad ", "\u2060", "\ufeff\u200b"]) {
+      expect(await taskError({ action: "reject", session_id, reason: invisible })).toMatch(/Action "reject" needs "reason"/);
+    }
 
     view = await task({ action: "reject", session_id, reason: "Add an offline mode; drop email sign-in." });
     expect(view).toMatchObject({ current_stage: "po", current_state: "refining", interaction_type: "awaiting_regeneration", iteration: 1, artifacts: [] });
@@ -191,6 +195,30 @@ describe("reject and revise (seed 003: confirm or reject)", () => {
     expect(passed.current_state).toBe("awaiting_confirmation");
     expect(passed.rubric_gaps).toContain("Acceptance criteria: weak (its section has 2 words), 5 points");
     expect(passed.user_message).toContain("Tell the user that the server's reading of this draft finds: ");
+  });
+
+  it("reads one heading as one rubric item and placeholder text as no words, and tells the user what that reading scores (review 329)", async () => {
+    const filler = "thing ".repeat(31);
+    // One heading naming every section: the summary it names first, and no other.
+    const oneHeading = `## Summary: goals, user stories, functional requirements, non-functional requirements, acceptance criteria, scope, errors, dependencies, milestones\n${filler}200 ms`;
+    const { session_id } = await task({ action: "start", objective: "Hollow PRD" });
+    const hollow = await task({ action: "submit", session_id, claude_result: json({ prd_draft: oneHeading, quality_score: 95 }) });
+    expect(hollow.current_state).toBe("awaiting_confirmation");
+    expect(hollow.rubric_gaps).toContain("Business goals: weak (mentioned, no section of its own), 4 points");
+    expect(hollow.rubric_gaps).toContain("Acceptance criteria: weak (mentioned, no section of its own), 5 points");
+    expect(hollow.rubric_gaps!.some((g) => g.startsWith("Executive summary"))).toBe(false);
+    // Every section item but the summary (3 points) is weak; the quantified target (3) is there: 34 of the 40 points.
+    expect(hollow.user_message).toContain("; by that reading it scores 66/100, not the 95 it claims.");
+
+    // Every section there, each only a template's placeholders.
+    const headings = ["Executive Summary", "Business Goals", "User Stories", "Functional Requirements", "Non-Functional Requirements", "Acceptance Criteria", "Scope", "Error Handling", "Dependencies and Risks", "Milestones"];
+    const template = headings.map((h) => `## ${h}\n${"TBD {{placeholder}} [TODO] {project-root} ... TODO: ".repeat(6)}\nLorem ipsum dolor sit amet, consectetur adipiscing elit.`).join("\n") + "\n200 ms";
+    const { session_id: other } = await task({ action: "start", objective: "Template PRD" });
+    const templated = await task({ action: "submit", session_id: other, claude_result: json({ prd_draft: template, quality_score: 95 }) });
+    expect(templated.rubric_gaps).toHaveLength(10);
+    expect(templated.rubric_gaps).toContain("Users and user stories: weak (placeholder text), 5 points");
+    expect(templated.user_message).toContain("Users and user stories: weak (placeholder text), 5 points;");
+    expect(templated.user_message).toContain("by that reading it scores 63/100, not the 95 it claims.");
   });
 });
 
@@ -535,6 +563,33 @@ describe("the answer to a submit", () => {
     expect(view.role_prompt).toContain("Revise the draft you just submitted; it is not repeated here (get_workflow_status quotes it");
     const resumed = await client.callTool({ name: TOOL.getWorkflowStatus, arguments: { run_id: session_id } });
     expect(text(resumed)).toContain("marker-291");
+  });
+
+  it("sends the whole role prompt at a stage's first refine, and later only the refine block (review 329)", async () => {
+    const { session_id } = await task({ action: "start", objective: "Refine briefly" });
+    const first = await task({ action: "submit", session_id, claude_result: json({ prd_draft: "# PRD v1", quality_score: 60 }) });
+    expect(first.role_prompt).toContain("## Refine (iteration 2)");
+    expect(first.role_prompt).toContain("\n## Output\n");
+    const whole = first.role_prompt!.length;
+
+    const later = await task({ action: "submit", session_id, claude_result: json({ prd_updated: "# PRD v2", quality_score: 70, gaps: ["no metrics"] }) });
+    const brief = later.role_prompt!;
+    expect(brief.startsWith("## Refine (iteration 3)\nPrevious score: 70 (gate 90).")).toBe(true);
+    expect(brief).toContain("- no metrics");
+    expect(brief).toContain('The rest of this stage\'s role prompt is unchanged since its first refine: follow it still, and submit as its Output says, the document in "prd_updated". Lost it? get_workflow_status gives it whole.');
+    expect(brief).not.toContain("## Output");
+    expect(brief.length).toBeLessThan(whole / 2);
+
+    // A rejection's reason, and the user's answers, come in the block; the rest stays out.
+    await task({ action: "submit", session_id, claude_result: json({ prd_updated: "# PRD v3", quality_score: 95 }) });
+    const rejected = await task({ action: "reject", session_id, reason: "Add offline mode." });
+    expect(rejected.role_prompt).toContain("- 01-product-requirements.rejected-3.md (score 95): Add offline mode.");
+    expect(rejected.role_prompt).toContain("Revise the draft you submitted last; it is not repeated here");
+    expect(rejected.role_prompt).not.toContain("## Output");
+    // Resuming elsewhere gets it whole.
+    const resumed = (await client.callTool({ name: TOOL.getWorkflowStatus, arguments: { run_id: session_id } })).structuredContent as unknown as SessionView;
+    expect(resumed.role_prompt).toContain("\n## Output\n");
+    expect(resumed.role_prompt).toContain("# PRD v3");
   });
 });
 

@@ -6,6 +6,7 @@ import { lookupTable, openRejection, type ActionName, type ContentRef, type Reje
 import { parseSessionState } from "./session.schemas.js";
 import { byteLength } from "./stage-inputs.js";
 import { count as n } from "../count.js";
+import { SHOWS_AS_NOTHING } from "../lines.js";
 import type { Result } from "../result.js";
 import { TOOL } from "../surface/names.js";
 import { MAX_FILE_BYTES } from "../workspace/limits.js";
@@ -176,7 +177,8 @@ function apply(state: SessionState, action: Action, now: string): Step {
     }
     case "reject": {
       const reason = action.reason.trim();
-      if (!reason) return { ok: false, kind: "invalid", error: 'Action "reject" needs "reason": what the user wants changed, e.g. "Add an offline mode and drop SSO".' };
+      // A reason of characters that show as nothing is none (review 329: "\u200b" was taken, and shown as "").
+      if (!reason.replace(SHOWS_AS_NOTHING, "").trim()) return { ok: false, kind: "invalid", error: 'Action "reject" needs "reason": what the user wants changed, e.g. "Add an offline mode and drop SSO".' };
       const draft = stage.final_result_ref;
       if (!draft) return { ok: false, kind: "invalid", error: `Stage ${next.current_stage} has no draft to reject; submit one first.` };
       // The rejected draft stays readable as a version of the stage's artifact (named by its iteration, one rejection

@@ -38,12 +38,21 @@ interface Flexible {
   weight: number;
 }
 
-/** `draftSent`: the prompt answers the submit of the stage's draft, which the model has; it is not quoted back (a
- *  46 KB submit was answered with 5 KB of itself: review 291). A status call or a resume elsewhere gets it. */
-export async function rolePrompt(reader: BundleReader, state: SessionState, sources?: StageSources, draftSent = false): Promise<string> {
+/** How a prompt is sent. `draftSent`: it answers the submit of the stage's draft, which the model has; it is not quoted
+ *  back (a 46 KB submit was answered with 5 KB of itself: review 291). `followUp`: it answers the model's own step in
+ *  the session, which has had every earlier answer. A status call or a resume elsewhere gets the prompt whole. */
+export interface Sending {
+  draftSent?: boolean;
+  followUp?: boolean;
+}
+
+export async function rolePrompt(reader: BundleReader, state: SessionState, sources?: StageSources, { draftSent = false, followUp = false }: Sending = {}): Promise<string> {
   const spec = stageSpec(state.current_stage);
   const record = state.stages[state.current_stage];
   const refining = record.iteration > 0;
+  // A stage's later refines send only the refine block: the rest is as its first refine sent it, word for word (30
+  // submits answered with 229 KB of the same 6.5 KB: review 329). Nor is the previous draft quoted again.
+  const refineOnly = followUp && record.iteration > 1;
   const agent = firstFound(reader, "agent", spec.agents);
   const workflow = firstFound(reader, "workflow", spec.workflows);
   const contexts = new Map<CatalogRecord, Promise<SkillRender>>();
@@ -62,8 +71,9 @@ export async function rolePrompt(reader: BundleReader, state: SessionState, sour
   const docLanguage = ctx?.config.get("document_output_language");
   if (language && docLanguage) header.push(`Speak ${language} with the user; write documents in ${docLanguage}.`);
 
-  const persona = agent ? await stagePersona(reader, agent, await render(agent)) : `## Role\n${spec.role}`;
-  const project = sources?.project && { name: sources.project.name, files: workflow ? await sources.project.earlierWork(workflow) : undefined };
+  // Not read for a refine block alone, which leaves them out.
+  const persona = refineOnly ? "" : agent ? await stagePersona(reader, agent, await render(agent)) : `## Role\n${spec.role}`;
+  const project = sources?.project && !refineOnly ? { name: sources.project.name, files: workflow ? await sources.project.earlierWork(workflow) : undefined } : undefined;
   const session = sessionRules(spec, state, ctx?.projectRoot ?? `bmad://sessions/${state.session_id}`, project);
   const method = (lean: 0 | 1 | 2) => stageMethodText(reader, spec, workflow, render, refining, lean);
 
@@ -85,26 +95,31 @@ export async function rolePrompt(reader: BundleReader, state: SessionState, sour
     const questions = new Map((record.questions ?? []).map((q) => [q.id, q.question]));
     const answers = Object.entries(record.answers ?? {}).map(([id, a]) => `- ${id}: ${a}${questions.has(id) ? ` (asked: ${questions.get(id)})` : ""}`);
     if (answers.length) flexible.push({ kind: "refine", title: "The user's answers", text: answers.join("\n"), rest: "The user gave them in this conversation.", weight: 3 });
-    const draft = !draftSent && record.final_result_ref && (await sources?.content(record.final_result_ref.ref));
-    if (draftSent) refineLines.push(`Revise the draft you just submitted; it is not repeated here (${TOOL.getWorkflowStatus} quotes it, for resuming elsewhere).`);
+    const quoteDraft = !draftSent && !refineOnly;
+    const draft = quoteDraft && record.final_result_ref && (await sources?.content(record.final_result_ref.ref));
+    if (!quoteDraft) refineLines.push(`Revise the draft you ${draftSent ? "just submitted" : "submitted last"}; it is not repeated here (${TOOL.getWorkflowStatus} quotes it, for resuming elsewhere).`);
     else if (draft) flexible.push({ kind: "refine", title: "Your previous draft", text: draft, rest: "The rest is the draft you submitted last.", weight: 2 });
     else if (record.final_result_ref) refineLines.push(quoted("How your previous draft begins", record.final_result_ref.summary, 1200, ""));
   }
+  if (refineOnly) {
+    refineLines.push(`The rest of this stage's role prompt is unchanged since its first refine: follow it still, and submit as its Output says, the document in "${spec.output.updated}". Lost it? ${TOOL.getWorkflowStatus} gives it whole.`);
+  }
   const inputs: string[] = [];
-  for (const [i, file] of state.artifacts.entries()) {
+  for (const [i, file] of refineOnly ? [] : state.artifacts.entries()) {
     const uri = artifactUri(state.session_id, file);
     const text = await confirmedText(state, file, sources);
     if (text === undefined) inputs.push(`- ${uri}`);
     else flexible.push({ kind: "artifact", title: file, text, rest: `The whole document: ${uri}`, weight: i === state.artifacts.length - 1 ? 2 : 1 });
   }
-  const sprints = spec.stage === "dev" ? sprintScope(state, await confirmedText(state, "03-sprint-plan.md", sources)) : undefined;
+  const sprints = spec.stage === "dev" && !refineOnly ? sprintScope(state, await confirmedText(state, "03-sprint-plan.md", sources)) : undefined;
   const output = outputContract(spec, state, refining);
 
-  const inputsHead = state.artifacts.length ? "## Inputs\nThe earlier stages' artifacts, as the user confirmed them:" : "";
+  const inputsHead = state.artifacts.length && !refineOnly ? "## Inputs\nThe earlier stages' artifacts, as the user confirmed them:" : "";
   /** The prompt's sections, the flexible documents sized to what the others leave of the budget. */
   const layout = async (lean: 0 | 1 | 2): Promise<string[]> => {
-    const methodText = await method(lean);
-    const fixed = [header.join("\n"), session, persona, methodText, inputsHead, ...inputs, refineLines.join("\n"), sprints ?? "", output].filter(Boolean);
+    const methodText = refineOnly ? "" : await method(lean);
+    const stable = refineOnly ? [] : [header.join("\n"), session, persona, methodText];
+    const fixed = [...stable, inputsHead, ...inputs, refineLines.join("\n"), sprints ?? "", refineOnly ? "" : output].filter(Boolean);
     const overhead = flexible.reduce((n, f) => n + quoteOverhead(f.title, f.rest), 0);
     const available = STAGE_PROMPT_BYTES - byteLength(fixed.join("\n\n")) - overhead - 16;
     const shares = allot(
@@ -114,14 +129,11 @@ export async function rolePrompt(reader: BundleReader, state: SessionState, sour
     );
     const blocks = (kind: Flexible["kind"]) => flexible.flatMap((f, i) => (f.kind === kind ? [quoted(f.title, f.text, shares[i]!, f.rest)] : []));
     return [
-      header.join("\n"),
-      session,
-      persona,
-      methodText,
+      ...stable,
       ...(inputsHead ? [[inputsHead, ...inputs, ...blocks("artifact")].join("\n\n")] : []),
       ...(refineLines.length ? [[refineLines.join("\n"), ...blocks("refine")].join("\n\n")] : []),
       ...(sprints ? [sprints] : []),
-      output,
+      ...(refineOnly ? [] : [output]),
     ];
   };
   // Quoted skill text gives way to links when it alone would not fit; as a last resort, cut before the
@@ -132,7 +144,8 @@ export async function rolePrompt(reader: BundleReader, state: SessionState, sour
     const prompt = parts.join("\n\n");
     if (byteLength(prompt) <= STAGE_PROMPT_BYTES) return prompt;
   }
-  return `${truncateBytes(parts.slice(0, -1).join("\n\n"), STAGE_PROMPT_BYTES - byteLength(output) - 2)}\n\n${output}`;
+  const last = parts[parts.length - 1]!;
+  return `${truncateBytes(parts.slice(0, -1).join("\n\n"), STAGE_PROMPT_BYTES - byteLength(last) - 2)}\n\n${last}`;
 }
 
 /** An artifact as the user confirmed it: its stage's final draft as the session stored it, not the copy in a project,

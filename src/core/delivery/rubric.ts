@@ -17,19 +17,26 @@ export interface Finding {
   name: string;
   status: "missing" | "weak";
   points: number;
-  /** Why weak: how short its section is, or that it is only mentioned. */
+  /** Why weak: how short its section is, that it holds only placeholder text, or that it is only mentioned. */
   detail?: string;
 }
 
 export const BASE_SCORE = 60;
+/** What a scored stage's items are worth together, above the base. */
+const RUBRIC_POINTS = 40;
 /** A section shorter than this is weak. */
 export const MIN_SECTION_WORDS = 30;
+// Template and placeholder text fills a section and says nothing: a body of `TBD {{placeholder}} [TODO]` read as a
+// substantial section (review 329). Spans: `{{name}}`, `{config_word}`, and "lorem ipsum" to the end of its line; words:
+// TBD or TODO (bracketed or with punctuation), and an ellipsis alone.
+const PLACEHOLDER_SPAN = /\{\{[^{}]*\}\}|\{[\w.-]+\}|\blorem ipsum\b.*$/gi;
+const PLACEHOLDER_WORD = /^[[(<*_]*(?:TBD|TODO)[\]):>*_.,!]*$|^(?:…|\.{3,})$/;
 // Only from the start of a number: tried inside a long run of digits, the match backtracked quadratically.
 const QUANTIFIED = /(?<!\d)\d+\s*(?:%|ms|users|requests|seconds)/i;
 
 const item = (name: string, points: number, pattern: RegExp, section = true): RubricItem => ({ name, points, pattern, section });
 
-// Points per stage add up to 40: all of it scores 100 (the estimate itself stops at 85).
+// Points per stage add up to RUBRIC_POINTS: all of it scores 100 (the estimate itself stops at 85).
 const PO: RubricItem[] = [
   item("Executive summary", 3, /executive summary|overview|summary/i),
   item("Business goals", 4, /goals?|objectives?/i),
@@ -77,21 +84,42 @@ export function mentionedPoints(document: string, rubric: RubricItem[]): number 
 
 interface Section {
   heading: string;
+  /** Its body's words, placeholders left out. */
   words: number;
+  placeholders: number;
+}
+
+/** A line's words and its placeholders, counted apart. */
+function countWords(line: string): { words: number; placeholders: number } {
+  let placeholders = 0;
+  const rest = line.replace(PLACEHOLDER_SPAN, () => {
+    placeholders++;
+    return " ";
+  });
+  let words = 0;
+  for (const token of rest.split(/\s+/)) {
+    if (!token) continue;
+    if (PLACEHOLDER_WORD.test(token)) placeholders++;
+    else words++;
+  }
+  return { words, placeholders };
 }
 
 /** Every ATX heading outside code fences, with the words of its body (its subsections included). */
 function sections(document: string): Section[] {
   const all = lines(document);
   const heads: Array<{ line: number; level: number; text: string }> = [];
-  // prefix[k]: the words in lines 0..k-1, so a section's count is one subtraction.
-  const prefix = [0];
+  // words[k], placeholders[k]: those in lines 0..k-1, so a section's count is one subtraction.
+  const words = [0];
+  const placeholders = [0];
   let fenced = false;
   for (const [k, line] of all.entries()) {
     if (/^\s{0,3}(?:```|~~~)/.test(line)) fenced = !fenced;
     const h = fenced ? undefined : atxHeading(line);
     if (h) heads.push({ line: k, ...h });
-    prefix.push(prefix[k]! + (h ? 0 : line.split(/\s+/).filter(Boolean).length));
+    const counted = h ? { words: 0, placeholders: 0 } : countWords(line);
+    words.push(words[k]! + counted.words);
+    placeholders.push(placeholders[k]! + counted.placeholders);
   }
   // A section ends at the next heading of its level or above: a stack finds every end in one pass.
   const ends = heads.map(() => all.length);
@@ -100,25 +128,48 @@ function sections(document: string): Section[] {
     while (open.length && heads[open[open.length - 1]!]!.level >= h.level) ends[open.pop()!] = h.line;
     open.push(i);
   }
-  return heads.map((h, i) => ({ heading: h.text, words: prefix[ends[i]!]! - prefix[h.line + 1]! }));
+  const between = (counts: number[], i: number) => counts[ends[i]!]! - counts[heads[i]!.line + 1]!;
+  return heads.map((h, i) => ({ heading: h.text, words: between(words, i), placeholders: between(placeholders, i) }));
 }
 
-/** What a draft lacks by the rubric: missing items, and sections that are thin or only mentioned. */
+/** The one item a heading answers: the section item its text names first, the rubric's order breaking a tie. One
+ *  heading naming every item ("Summary: goals, user stories, functional requirements, …") answered them all (review 329). */
+function itemOf(heading: string, rubric: RubricItem[]): RubricItem | undefined {
+  let best: RubricItem | undefined;
+  let at = Infinity;
+  for (const i of rubric) {
+    const found = i.section ? i.pattern.exec(heading) : null;
+    if (found && found.index < at) [best, at] = [i, found.index];
+  }
+  return best;
+}
+
+/** What a draft lacks by the rubric: missing items, and sections that are thin, placeholders or only mentioned. */
 export function gapAnalysis(document: string, rubric: RubricItem[]): Finding[] {
-  const found = sections(document);
+  // Each item's fullest section among the headings that answer it.
+  const fullest = new Map<RubricItem, Section>();
+  for (const s of sections(document)) {
+    const i = itemOf(s.heading, rubric);
+    if (i && s.words > (fullest.get(i)?.words ?? -1)) fullest.set(i, s);
+  }
   const findings: Finding[] = [];
   for (const i of rubric) {
-    const mentioned = i.pattern.test(document);
-    if (!mentioned) {
+    if (!i.pattern.test(document)) {
       findings.push({ name: i.name, status: "missing", points: i.points });
       continue;
     }
     if (!i.section) continue;
-    const words = found.reduce((most, s) => (s.words > most && i.pattern.test(s.heading) ? s.words : most), -1);
-    if (words < 0) findings.push({ name: i.name, status: "weak", points: i.points, detail: "mentioned, no section of its own" });
-    else if (words < MIN_SECTION_WORDS) findings.push({ name: i.name, status: "weak", points: i.points, detail: `its section has ${words} word${words === 1 ? "" : "s"}` });
+    const section = fullest.get(i);
+    const weak = (detail: string) => findings.push({ name: i.name, status: "weak", points: i.points, detail });
+    if (!section) weak("mentioned, no section of its own");
+    else if (section.words < MIN_SECTION_WORDS) weak(section.placeholders ? "placeholder text" : `its section has ${section.words} word${section.words === 1 ? "" : "s"}`);
   }
   return findings;
+}
+
+/** A scored draft's score by the server's reading: the base, and the points of every item not found missing or weak. */
+export function readingScore(findings: Finding[]): number {
+  return BASE_SCORE + RUBRIC_POINTS - findings.reduce((n, f) => n + f.points, 0);
 }
 
 export function formatFinding(f: Finding): string {

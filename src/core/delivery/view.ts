@@ -1,6 +1,6 @@
 // The response a client sees after every bmad-task action (seed 003 fields).
 import { enginesFor, nextStage, stageSpec } from "./pipeline.js";
-import { formatFinding, type Finding } from "./rubric.js";
+import { formatFinding, readingScore, type Finding } from "./rubric.js";
 import { lookupTable, openRejection, type SessionState } from "./session.js";
 
 // A type, not an interface: it is structured content, a plain record of JSON values.
@@ -44,8 +44,13 @@ const INTERACTION = lookupTable<SessionState["current_state"], string>({
   completed: "none",
 });
 
-/** The server's reading of a draft, for a message: its rubric gaps with their points. */
-const reading = (findings: Finding[]) => `the server's reading of this draft finds: ${findings.map(formatFinding).join("; ")}`;
+/** The server's reading of a draft, for a message: its rubric gaps with their points, and the score they leave where it
+ *  is below the one claimed (review 329: a hollow draft claiming 95 went to the user as ready). */
+function reading(findings: Finding[], claimed: number | undefined): string {
+  const read = readingScore(findings);
+  const below = claimed !== undefined && read < claimed ? `; by that reading it scores ${read}/100, not the ${claimed} it claims` : "";
+  return `the server's reading of this draft finds: ${findings.map(formatFinding).join("; ")}${below}`;
+}
 
 /** `promptHere`: the answer carries the role prompt (else get_workflow_status gives it). */
 function message(s: SessionState, promptHere: boolean): { text: string; pending: string[] } {
@@ -65,7 +70,7 @@ function message(s: SessionState, promptHere: boolean): { text: string; pending:
       return { text: `Score ${stage.score}/100, below the gate. Ask the user these questions, then send their answers with action "answer".`, pending: ["answer"] };
     case "awaiting_confirmation":
       return {
-        text: `${spec.title} is ready${stage.score !== undefined && spec.gate.kind === "score" ? ` (score ${stage.score}/100)` : ""}.${stage.findings?.length ? ` Tell the user that ${reading(stage.findings)}.` : ""} Ask the user to review it; on "confirm" it is saved${spec.artifact ? ` as ${spec.artifact}` : ""} and ${nextStage(s.current_stage) ? "the next stage starts" : "the session is complete"}; on "reject", send their reason and revise.`,
+        text: `${spec.title} is ready${stage.score !== undefined && spec.gate.kind === "score" ? ` (score ${stage.score}/100)` : ""}.${stage.findings?.length ? ` Tell the user that ${reading(stage.findings, stage.score)}.` : ""} Ask the user to review it; on "confirm" it is saved${spec.artifact ? ` as ${spec.artifact}` : ""} and ${nextStage(s.current_stage) ? "the next stage starts" : "the session is complete"}; on "reject", send their reason and revise.`,
         pending: ["confirm", "reject"],
       };
     case "awaiting_approval":

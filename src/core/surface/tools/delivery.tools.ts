@@ -7,7 +7,7 @@ import { sessionView } from "../../delivery/view.js";
 import type { SurfaceDeps } from "../deps.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { artifactUri } from "../resources.js";
-import { rolePrompt, type StageSources } from "../../delivery/role-prompt.js";
+import { rolePrompt, type Sending, type StageSources } from "../../delivery/role-prompt.js";
 import { earlierWork } from "../earlier-work.js";
 import { planningNote, saveInProject, savingProject, sessionProject } from "../session-project.js";
 import { TOOL } from "../names.js";
@@ -42,17 +42,17 @@ function stageSources(deps: SurfaceDeps, state: SessionState): StageSources | un
 }
 
 /** How an answer is given: `light`, without the role prompt (seed 003 status); `extra`, what else the action did (where
- *  it saved an artifact in the session's project); `draftSent`, the answer to a submit, whose draft the model has. */
+ *  it saved an artifact in the session's project); `sending`, how its role prompt is sent (whole, unless it says). */
 interface Answering {
   light?: boolean;
   extra?: Record<string, string>;
-  draftSent?: boolean;
+  sending?: Sending;
 }
 
 /** The state a client sees; with the role prompt whenever it has to generate, unless light. */
 export async function respond(deps: SurfaceDeps, state: SessionState, how: Answering = {}): Promise<ToolOutcome> {
   const generate = !how.light && (state.current_state === "generating" || state.current_state === "refining");
-  const prompt = generate ? await rolePrompt(deps.reader, state, stageSources(deps, state), how.draftSent) : undefined;
+  const prompt = generate ? await rolePrompt(deps.reader, state, stageSources(deps, state), how.sending) : undefined;
   const view = { ...sessionView(state, (f) => artifactUri(state.session_id, f), prompt), ...how.extra };
   for (const note of [planningNote(deps, state), droppedNote(state)]) if (note) view.user_message += note;
   return done(JSON.stringify(view), view);
@@ -113,7 +113,7 @@ export const bmadTaskTool = defineTool({
       : args.action === "reject" ? { type: "reject", reason: args.reason ?? "" }
       : { type: "confirm" }; // confirm_save is the legacy name of confirm
     const acted = await sessions.act(owner, args.session_id, args.revision === undefined ? action : { ...action, revision: args.revision });
-    if (!acted.ok || (action.type !== "confirm" && action.type !== "approve")) return stored(deps, acted, { draftSent: action.type === "submit" });
+    if (!acted.ok || (action.type !== "confirm" && action.type !== "approve")) return stored(deps, acted, { sending: { followUp: true, draftSent: action.type === "submit" } });
     return respond(deps, acted.value, { extra: await saveInProject(deps, acted.value) });
   },
 });
