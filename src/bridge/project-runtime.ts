@@ -391,20 +391,31 @@ function scriptEnv(): Record<string, undefined> {
 
 const insideRefusal = (inside: string) => `${inside} is inside the project: bmad-run runs BMAD's scripts with no interpreter from the project's own folders (files there may be the model's). Put uv or Python 3.11+ from outside it first on PATH.`;
 
-/** The interpreter each python3 found is, asked once per bridge process. */
+/** The interpreter each python3 found is, once a lookup has said it: a failed one is asked again next run. */
 const interpreters = new Map<string, Promise<Result<{ path: string }>>>();
+/** How long python3 may take to say which interpreter it is; a lower BMAD_RUN_TIMEOUT_MS lowers it too. */
+const LOOKUP_TIMEOUT_MS = Math.min(10_000, RUN_TIMEOUT_MS);
 
 /** The interpreter `python3` is, asked from a neutral folder: a version manager's shim (pyenv's) picks one by the working
  *  folder's `.python-version`, and the project's chose Python 3.6 for BMAD's scripts (review 327). */
 function realInterpreter(python3: string): Promise<Result<{ path: string }>> {
   let asked = interpreters.get(python3);
   if (!asked) {
-    asked = runBounded([python3, "-I", "-S", "-c", "import sys; print(sys.executable)"], { cwd: tmpdir(), timeoutMs: 10_000, env: scriptEnv() }).then((run) => {
-      const path = run.stdout.trim();
-      if (run.exitCode === 0 && isAbsolute(path)) return { ok: true, path };
-      return { ok: false, error: `${python3} did not say which Python it runs (exit ${run.exitCode}${run.stderr ? `: ${run.stderr.trim().slice(0, 300)}` : ""}): install Python 3.11+ or uv (https://docs.astral.sh/uv/).` };
+    asked = lookUpInterpreter(python3).then((found) => {
+      // A slow first start (a version manager's) or a broken shim fixed since must not stick for the bridge's life.
+      if (!found.ok) interpreters.delete(python3);
+      return found;
     });
     interpreters.set(python3, asked);
   }
   return asked;
+}
+
+async function lookUpInterpreter(python3: string): Promise<Result<{ path: string }>> {
+  const run = await runBounded([python3, "-I", "-S", "-c", "import sys; print(sys.executable)"], { cwd: tmpdir(), timeoutMs: LOOKUP_TIMEOUT_MS, env: scriptEnv() });
+  const path = run.stdout.trim();
+  if (run.exitCode === 0 && isAbsolute(path)) return { ok: true, path };
+  if (run.timedOut) return { ok: false, error: `${python3} took over ${LOOKUP_TIMEOUT_MS / 1000} s to say which interpreter it is (a version manager's first start?): run it again.` };
+  const ended = run.signal ? `killed by ${run.signal}` : run.exitCode === null ? "did not start" : `exit ${run.exitCode}`;
+  return { ok: false, error: `${python3} did not say which Python it runs (${ended}${run.stderr ? `: ${run.stderr.trim().slice(0, 300)}` : ""}): install Python 3.11+ or uv (https://docs.astral.sh/uv/).` };
 }

@@ -40,6 +40,8 @@ export interface BoundedRun {
   /** Both streams in the order they arrived, as a terminal shows them. */
   output: string;
   exitCode: number | null;
+  /** The signal that ended it, when one did (then exitCode is null). */
+  signal: NodeJS.Signals | null;
   timedOut: boolean;
   cancelled: boolean;
   /** Some output was dropped (only the last maxOutputBytes of each stream are kept). */
@@ -159,6 +161,7 @@ function runOne(argv: string[], opts: BoundedOptions): Promise<BoundedRun> {
     let cancelled = false;
     let settled = false;
     let exitCode: number | null = null;
+    let endedBy: NodeJS.Signals | null = null;
     let grace: ReturnType<typeof setTimeout> | undefined;
     let swept = false;
     const kill = () => killEverything(pid, cookie);
@@ -174,7 +177,7 @@ function runOne(argv: string[], opts: BoundedOptions): Promise<BoundedRun> {
       child.stdout!.destroy();
       child.stderr!.destroy();
       const truncated = stdout.dropped || stderr.dropped;
-      resolve({ stdout: stdout.toString(), stderr: stderr.toString(), output: output.toString(), exitCode, timedOut, cancelled, truncated, durationMs: Math.round(performance.now() - started), stdoutBytes: stdout.bytes(), stderrBytes: stderr.bytes() });
+      resolve({ stdout: stdout.toString(), stderr: stderr.toString(), output: output.toString(), exitCode, signal: endedBy, timedOut, cancelled, truncated, durationMs: Math.round(performance.now() - started), stdoutBytes: stdout.bytes(), stderrBytes: stderr.bytes() });
     };
     const stop = () => {
       if (!swept) kill();
@@ -198,8 +201,9 @@ function runOne(argv: string[], opts: BoundedOptions): Promise<BoundedRun> {
       finish();
     });
     // When it exits, what it left running goes at once: nothing outlives the call.
-    child.on("exit", (code) => {
+    child.on("exit", (code, by) => {
       exitCode = code;
+      endedBy = by;
       stop();
     });
     child.on("close", finish);
@@ -212,7 +216,7 @@ export function killAllRuns(): void {
 }
 
 function failedToStart(message: string): BoundedRun {
-  return { stdout: "", stderr: message, output: message, exitCode: null, timedOut: false, cancelled: false, truncated: false, durationMs: 0 };
+  return { stdout: "", stderr: message, output: message, exitCode: null, signal: null, timedOut: false, cancelled: false, truncated: false, durationMs: 0 };
 }
 
 function killEverything(pid: number | undefined, cookie: string): void {

@@ -394,6 +394,21 @@ describe("the model cannot write outside the project, into machinery, or a scrip
       expect(existsSync(join(dir, path)), path).toBe(false);
     }
   });
+
+  it("asks a slow python3 again on the next run, saying it was slow, not missing (review 331)", async () => {
+    const { dir } = sharedProject();
+    // A version manager's shim slow only at its first start: the lookup gives up, the next run asks again.
+    const shims = join(tmp.dir, "shims331");
+    const started = join(tmp.dir, "shim331-started");
+    mkdirSync(shims, { recursive: true });
+    writeFileSync(join(shims, "python3"), `#!/bin/sh\nif [ ! -f "${started}" ]; then touch "${started}"; sleep 12; fi\nexec "${PYTHON}" "$@"\n`, { mode: 0o755 });
+    const client = await connect(dir, [], { PATH: `${shims}:${process.env.PATH}`, BMAD_RUN_TIMEOUT_MS: "4000" });
+    const slow = await bmadRun(client, "python3 {project-root}/_bmad/scripts/config_utils.py");
+    expect(slow.text).toContain(`${join(shims, "python3")} took over 4 s to say which interpreter it is (a version manager's first start?): run it again.`);
+    expect(slow.text).not.toContain("install Python");
+    const again = await bmadRun(client, "python3 {project-root}/_bmad/scripts/config_utils.py");
+    expect(again.out?.exit_code, again.text).toBe(0);
+  });
 });
 
 describe("links inside the project", () => {

@@ -3,7 +3,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import { earlierLocations, frontmatterOf, helpRows, withEarlierWork } from "../../src/core/surface/earlier-work.js";
+import { earlierLocations, FRONTMATTER_BYTES, frontmatterOf, helpRows, withEarlierWork } from "../../src/core/surface/earlier-work.js";
+import { settles } from "../../src/core/surface/project-state.js";
 import { bmadHelpCsv } from "../../src/core/workspace/installer-manifests.js";
 
 const SRC = join(import.meta.dirname, "../../node_modules/bmad-method/src");
@@ -66,6 +67,20 @@ it("counts the distinct steps a frontmatter's stepsCompleted lists, as a flow li
   expect(steps("---\nstepsCompleted: ['step-01-validate-prerequisites', \"step-02-design-epics\"] # so far\n---\n")).toBe(2);
   expect(steps("---\nstepsCompleted:\n  - 1\n  - 2\r\n  - 3\ninputDocuments: []\n---\n- 4\n")).toBe(3);
   expect(steps("---\nstatus: final\n---\n")).toBeUndefined();
+  // As YAML reads it: a flow list over several lines is one list (review 331).
+  expect(steps("---\nstepsCompleted: [\n  'step-01-validate-prerequisites',\n  'step-02-design-epics',\n  'step-03-create-stories',\n]\n---\n")).toBe(3);
+});
+
+it("takes a frontmatter that runs past what is read as tracking steps, none done (review 331)", () => {
+  const inputs = Array.from({ length: 120 }, (_, i) => `  - _bmad-output/planning-artifacts/research/a-rather-long-document-name-${i}.md`).join("\n");
+  const text = `---\ninputDocuments:\n${inputs}\nstepsCompleted: []\n---\n# Epics\n`;
+  expect(text.length).toBeGreaterThan(FRONTMATTER_BYTES);
+  const head = frontmatterOf(new TextEncoder().encode(text));
+  expect(head.stepsCompleted).toBe(0);
+  // So epics.md copied from its template does not settle its step by having no status (review 326).
+  expect(settles("epics", { path: "_bmad-output/planning-artifacts/epics.md", ...head }, 4)).toBe(false);
+  // A list cut where the bytes read end is no list.
+  expect(frontmatterOf(new TextEncoder().encode(`---\nstepsCompleted: [\n${"  'step',\n".repeat(500)}]\n---\n`)).stepsCompleted).toBe(0);
 });
 
 // Review 192: past the 2,000 rows a catalog gives, the first were kept, and 2,000 planted at the top left BMAD's out.

@@ -72,7 +72,11 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
   loaded.push("husky.config.js", "husky.config.cjs");
   // Review 327: pytest imports every conftest.py its discovery meets (editors run it on open).
   loaded.push("conftest.py", "_bmad-output/planning-artifacts/conftest.py", "tests/CONFTEST.py");
+  // Review 331: pytest.ini is pytest's own config, and its `addopts = -p evilplug` imports any module.
+  loaded.push("pytest.ini", "tests/Pytest.ini", "_bmad-output/pytest.ini");
   for (const path of loaded) expect(changeRefusal(path), path).toMatch(/code tools load by themselves/);
+  // The project's own tests and shared project files stay writable: BMAD's dev workflow writes them.
+  for (const path of ["tests/test_login.py", "test_app.py", "pyproject.toml", "tox.ini", "setup.cfg", "docs/pytest.ini.md"]) expect(changeRefusal(path), path).toBeUndefined();
   for (const path of ["docs/activate.md", "docs/conftest-notes.md", "docs/node-modules.md", "docs/config.md", "src/app.config.json", "docs/x.pth.md", "docs/vendor-review.md", "docs/jupyter.md", "lib/python-notes.md", "src/config.ts", "docs/vitest.md", "docs/mise.md", "docs/makefile-notes.md", "docs/build.md", "src/build.ts", "docs/cargo.md", "src/app.conf.json",
     // Review 68: an app's own configs, ordinary folder names below the root, documents anywhere.
     "src/app/app.config.ts", "auth.config.ts", "src/config/database.config.ts", "src/site.config.ts", "src/server/logger.conf.ts", "src/vendor/stripe-client.ts", "packages/deps/index.ts",

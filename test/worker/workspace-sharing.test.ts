@@ -328,6 +328,24 @@ describe("sharing", () => {
     expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
   });
 
+  it("shows a secret-looking answer hidden, as the served config leaves it out, in the config and in what a change replaced (review 331)", async () => {
+    const name = unique("secret-answer");
+    const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    expect((await owner.project({ action: "create", name })).isError).toBe(false);
+    await shareAccepted(owner, name, writer, "write");
+    const given = await writer.project({ action: "config", name, answers: { core: { project_name: token } } });
+    expect(given.isError, given.text).toBe(false);
+    expect((await owner.files({ action: "read", project: name, path: "_bmad/core/config.yaml" })).text).not.toContain(token);
+    const shown = await owner.project({ action: "config", name });
+    expect(shown.text.split("\n").find((l) => l.startsWith("core.project_name = "))).toMatch(/^core\.project_name = \(secret-looking value hidden\) \(set by /);
+    expect(JSON.stringify(shown.structured)).not.toContain(token);
+    const set = await owner.project({ action: "config", name, answers: { core: { project_name: "acme" } } });
+    expect(set.text).toContain(`; replaced ${writer.email}'s core.project_name (secret-looking value hidden).`);
+    expect(set.text).not.toContain(token);
+    // (Shared with the writer no more: later tests count what is shared with them.)
+    expect((await owner.project({ action: "delete", name, confirm: name })).isError).toBe(false);
+  });
+
   it("names an installer answer a writer set as theirs, after the owner changes another (review 40)", async () => {
     expect((await writer.project({ action: "config", name: project, answers: { core: { communication_language: "Planted-Klingon" } } })).isError).toBe(false);
     expect((await owner.project({ action: "config", name: project, answers: { core: { user_name: "Olive" } } })).isError).toBe(false);

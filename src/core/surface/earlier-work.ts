@@ -17,6 +17,7 @@ import { TOOL } from "./names.js";
 import { shownTime } from "../count.js";
 import { DELETED_LATELY_DAYS } from "../workspace/limits.js";
 import { BLOCK_HEADING } from "./runtime-block.js";
+import { parseBoundedYaml } from "../yaml.js";
 
 /** The merged catalog bmad-help reads (`_bmad/_config/bmad-help.csv` installed; the compiler adds one where a tree has none). */
 export const HELP_CATALOG = "_config/bmad-help.csv";
@@ -407,27 +408,37 @@ async function frontmatterAt(runtime: ProjectRuntime, path: string): Promise<Fro
  *  line, and how many entries its `stepsCompleted` lists; each undefined where it says none. */
 export interface Frontmatter { status?: string; stepsCompleted?: number }
 
-/** The frontmatter of a document, from its bytes (its first 4 KB). */
+/** What of a document is read for its frontmatter, here and by the project map (they must agree on what settles). */
+export const FRONTMATTER_BYTES = 4096;
+
+/** The frontmatter of a document, from its bytes (its first FRONTMATTER_BYTES). */
 export function frontmatterOf(data: Uint8Array): Frontmatter {
-  const head = new TextDecoder().decode(data.subarray(0, 4096));
+  const head = new TextDecoder().decode(data.subarray(0, FRONTMATTER_BYTES));
   if (!head.startsWith("---")) return {};
   const end = head.indexOf("\n---", 3);
-  const yaml = end < 0 ? head : head.slice(0, end);
+  // Not closed in what was read: its whole lines only (the last may be cut, a character too).
+  const yaml = end < 0 ? head.slice(0, head.lastIndexOf("\n") + 1) : head.slice(0, end);
   const value = /^status:[ \t]*(.+?)[ \t]*$/m.exec(yaml)?.[1];
   // A comment after an unquoted value is YAML's, not the value's (BMAD's spine template: `status: draft   # draft · final`).
   const bare = value && !/^["']/.test(value) ? value.replace(/[ \t]+#.*$/, "") : value;
   const status = bare?.replace(/^(["'])(.*)\1$/, "$2").replace(/[`\r]/g, "").slice(0, 40);
-  const steps = stepsCompleted(yaml);
+  const steps = stepsCompleted(yaml, end >= 0);
   // Shown inside a line: one with a line break or a bidirectional control in it is none (review 78: NEL).
   return { ...(status && isOneLine(status) ? { status } : {}), ...(steps !== undefined ? { stepsCompleted: steps } : {}) };
 }
 
-/** The distinct entries of a frontmatter's `stepsCompleted`, as a flow list (`[1, 2]`) or a block of `- ` lines. */
-function stepsCompleted(yaml: string): number | undefined {
-  const at = /^stepsCompleted:[ \t]*(.*)$/m.exec(yaml);
-  if (!at) return undefined;
-  const flow = /^\[(.*)\]/.exec(at[1]!.trim());
-  const block = [...yaml.slice(at.index + at[0].length).matchAll(/\n[ \t]*-[ \t]*([^\n]*)/gy)].map((m) => m[1]!);
-  const items = (flow ? flow[1]!.split(",") : block).map((item) => item.replace(/#.*$/, "").trim().replace(/^(["'])(.*)\1$/, "$2")).filter(Boolean);
-  return new Set(items).size;
+/** The distinct entries of a frontmatter's `stepsCompleted` list, as YAML reads it (a flow list over several lines
+ *  too: review 331); 0 where it is no list, the YAML does not parse, or the frontmatter runs past what was read (120
+ *  inputDocuments before `stepsCompleted: []`: review 331), so such a document is taken as tracking steps, none done. */
+function stepsCompleted(yaml: string, closed: boolean): number | undefined {
+  const tracks = /^stepsCompleted:/m.test(yaml);
+  if (!tracks && closed) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = parseBoundedYaml(yaml.slice(yaml.indexOf("\n") + 1));
+  } catch {
+    return 0;
+  }
+  const list = parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>).stepsCompleted : undefined;
+  return Array.isArray(list) ? new Set(list.map((item) => String(item).trim()).filter(Boolean)).size : 0;
 }

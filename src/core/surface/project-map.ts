@@ -6,7 +6,7 @@
 import { byAt, withShownTime, type FileContent, type ListedFile, type WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
-import { configOf, frontmatterOf, helpFor, outermost, projectFolder, type HelpRow } from "./earlier-work.js";
+import { configOf, FRONTMATTER_BYTES, frontmatterOf, helpFor, outermost, projectFolder, type HelpRow } from "./earlier-work.js";
 import { othersNote, othersSuffix, writtenOnlyBy } from "../workspace/line-authors.js";
 import { asOneLine, showName } from "../lines.js";
 import { helpRowsLeftOut } from "../workspace/installer-manifests.js";
@@ -17,8 +17,7 @@ import { nextStep, othersWrote, plannedSteps, settles, stepFiles, stepWord } fro
 const MAX_DOCS = 40;
 const MAX_MEMLOGS = 6;
 const MEMLOG_ENTRIES = 5;
-/** Enough of a document for its frontmatter's status, and of a memlog for its last entries. */
-const FRONTMATTER_BYTES = 4096;
+/** Enough of a memlog for its last entries. */
 const MEMLOG_TAIL_BYTES = 16 * 1024;
 const ANYTIME = "anytime";
 

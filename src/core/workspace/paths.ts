@@ -140,13 +140,15 @@ const RUNS_AT_ROOT = /^(lefthook(-local)?\.(ya?ml|toml|jsonc?)|(opencode|crush)\
  *  Python; every PHP command loads Composer's vendor/autoload.php, `bundle exec` vendor/bundle, a build Pods' scripts:
  *  review 64), Python's start-up hooks, a venv's config and activation scripts, the folders of a Python environment
  *  where IPython, Jupyter and Python itself read code, made before the environment is (`python3 -m venv venv` keeps
- *  them: review 64), pytest's conftest.py at any depth (its test discovery, which editors run on open, imports every
- *  one: review 327), and editors' workspace files (their tasks run on open). */
+ *  them: review 64), pytest's conftest.py and pytest.ini at any depth (its test discovery, which editors run on open,
+ *  imports every conftest.py, and a pytest.ini's `addopts = -p x` loads any module x: reviews 327 and 331), and editors'
+ *  workspace files (their tasks run on open). Test files and shared project files (pyproject.toml, tox.ini,
+ *  setup.cfg) are the project's own and stay writable: BMAD's dev workflow writes them. */
 /** What makes a folder a Python environment (a venv's `pyvenv.cfg`, a conda environment's `conda-meta/`), as folded. */
 const ENVIRONMENT_MARKERS = new Set(["pyvenv.cfg", "conda-meta"]);
 /** What makes a folder a git store (with objects/ and refs/ beside it), as folded: git reads any folder for one. */
 export const GIT_STORE_MARKER = "head";
-const LOADED_BY_TOOLS = /(^|\/)(node_modules|bower_components|jspm_packages|site-packages|dist-packages|__pypackages__|renv|packrat|lua_modules|_opam|vcpkg_installed)\/|(^|\/)(local\/lib\/perl5|etc\/conda)\/|\.pth$|(^|\/)(sitecustomize|usercustomize|conftest)\.py$|(^|\/)(pyvenv\.cfg|activate(\.(fish|csh|ps1|bat|nu|xsh))?|activate_this\.py)$|(^|\/)(etc\/(ipython|jupyter)|share\/jupyter)\/|(^|\/)(jupyter|ipython)[^/]*_config\.(py|json)$|\.code-workspace$/;
+const LOADED_BY_TOOLS = /(^|\/)(node_modules|bower_components|jspm_packages|site-packages|dist-packages|__pypackages__|renv|packrat|lua_modules|_opam|vcpkg_installed)\/|(^|\/)(local\/lib\/perl5|etc\/conda)\/|\.pth$|(^|\/)(sitecustomize|usercustomize|conftest)\.py$|(^|\/)pytest\.ini$|(^|\/)(pyvenv\.cfg|activate(\.(fish|csh|ps1|bat|nu|xsh))?|activate_this\.py)$|(^|\/)(etc\/(ipython|jupyter)|share\/jupyter)\/|(^|\/)(jupyter|ipython)[^/]*_config\.(py|json)$|\.code-workspace$/;
 /** Install folders whose names are ordinary words (a `vendor/` comparison, a `deps/` note): refused at the project's root,
  *  where their managers keep them, for what is no document (review 68: `_bmad-output/research/vendor/x.md` was refused). */
 const INSTALLED_AT_ROOT = /^(vendor|pods|carthage|deps|_build)\/|(^|\/)lib(64)?\/python[0-9][^/]*\//;
@@ -267,7 +269,7 @@ export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): st
   }
   // A pull carries documents only (sync-kinds.ts), none of which these are: it leaves them on the remote, named.
   if (!opts.pulled && (LOADED_BY_TOOLS.test(folded) || (INSTALLED_AT_ROOT.test(folded) && !DOCUMENT_NAME.test(folded)) || isToolConfigCode(folded))) {
-    return `Path "${printable(path)}" is code tools load by themselves (installed packages, Python's start-up hooks or environment, pytest's conftest.py, an editor's workspace file, a JavaScript config that editors and commit hooks execute): tools never create or change one, so no code a model wrote runs unasked. The user creates or edits it themselves.`;
+    return `Path "${printable(path)}" is code tools load by themselves (installed packages, Python's start-up hooks or environment, pytest's conftest.py or pytest.ini, an editor's workspace file, a JavaScript config that editors and commit hooks execute): tools never create or change one, so no code a model wrote runs unasked. The user creates or edits it themselves.`;
   }
   // A file named HEAD makes its folder a git store once objects/ and refs/ are beside it, and git, run there, obeys the
   // config beside it (core.fsmonitor runs on `git status`, as a shell prompt runs it on cd): by any door (review 89).

@@ -2,7 +2,7 @@
 // manages projects (created with BMAD's installer answers) and sharing; bmad-files reads and writes their files,
 // each change a version. Both read or write by action: `writes` tells the scope check which.
 import * as z from "zod";
-import { answersHint, holdsInstallerAnswers, isServedStandIn, mayServeAsConfig, sanitizeConfigText, servedFile, servedVersion, servedWithout, unjudged } from "../../catalog/config.js";
+import { answersHint, holdsInstallerAnswers, isSecretKey, isServedStandIn, mayServeAsConfig, sanitizeConfigText, servedFile, servedVersion, servedWithout, unjudged } from "../../catalog/config.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
 import { absoluteRefusal, backslashRefusal, checkWorkspacePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, shownPath, terminalText, unicodeForms, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { parse as parseToml } from "smol-toml";
@@ -242,12 +242,19 @@ async function showConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string
   for (const q of questions) {
     const given = p.answers[q.module]?.[q.key];
     const who = setBy.get(`${q.module}.${q.key}`);
-    const shown = given !== undefined ? `${JSON.stringify(given)}${who ? ` (set by ${who}, not you)` : ""}` : `default ${JSON.stringify(q.default ?? "")}`;
+    const shown = given !== undefined ? `${isSecretKey(q.key, given) ? SECRET_HIDDEN : JSON.stringify(given)}${who ? ` (set by ${who}, not you)` : ""}` : `default ${JSON.stringify(q.default ?? "")}`;
     const prompt = q.prompt.split("\n")[0]!;
     // Cut visibly: the whole prompt is in the structured result.
     lines.push(`${q.module}.${q.key} = ${shown}: ${prompt.length > 100 ? `${prompt.slice(0, 99)}…` : prompt}${q.choices ? ` (${q.choices.map((c) => c.value).join("|")})` : ""}`);
   }
-  return done(lines.join("\n"), { ...p, questions });
+  return done(lines.join("\n"), { ...p, answers: answersShown(p.answers), questions });
+}
+
+/** What an answer shows in place of a secret-looking value, by the rule the served config files use (isSecretKey):
+ *  they leave it out, so no answer repeats it (review 331: project_name "ghp_…"). */
+const SECRET_HIDDEN = "(secret-looking value hidden)";
+function answersShown(answers: ProjectInfo["answers"]): ProjectInfo["answers"] {
+  return Object.fromEntries(Object.entries(answers).map(([module, values]) => [module, Object.fromEntries(Object.entries(values).map(([key, value]) => [key, isSecretKey(key, value) ? SECRET_HIDDEN : value]))]));
 }
 
 /** On the bridge the config is the project's own files, as BMAD's installer wrote them. */
@@ -299,7 +306,7 @@ function othersAnswersReplaced(info: ProjectInfo, given: Record<string, Record<s
     Object.entries(values).flatMap(([key, value]) => {
       const who = setBy.get(`${module}.${key}`);
       const old = who === undefined ? undefined : info.answers[module]?.[key];
-      return old === undefined || old === value ? [] : [`${who}'s ${module}.${key} ${shownValue(old)}`];
+      return old === undefined || old === value ? [] : [`${who}'s ${module}.${key} ${isSecretKey(key, old) ? SECRET_HIDDEN : shownValue(old)}`];
     }),
   );
 }
