@@ -11,7 +11,7 @@ import { connectionsPages } from "./auth/connections.js";
 import type { Env } from "./env.js";
 import { canonicalOrigin } from "./origin.js";
 import { registration, REGISTRATION_TTL_DAYS } from "./auth/registration.js";
-import { bearer, recall, remember, tokenTooLong, validationStarts } from "./auth/token-cache.js";
+import { bearer, notAccessToken, recall, remember, validationStarts } from "./auth/token-cache.js";
 import { explainProviderError, invalidToken } from "./auth/oauth-error.js";
 import { REFRESH_TOKEN_TTL_S, scopesBeyondGrant, tokenEndpoint } from "./auth/token-endpoint.js";
 
@@ -101,8 +101,9 @@ export default {
     switch (url.pathname) {
       case "/mcp": {
         // The provider makes a KV key of the token's parts (review 95: a 600-character one answered 500).
-        const tooLong = tokenTooLong(bearer(request) ?? "", "access token");
-        if (tooLong) return invalidToken(request, tooLong);
+        const token = bearer(request);
+        const refusal = token === undefined ? undefined : notAccessToken(token);
+        if (refusal) return invalidToken(request, refusal);
         const startedAt = validationStarts();
         const response = await next(request);
         // The provider puts what it validated on ctx before calling mcpApi.

@@ -60,6 +60,40 @@ describe("registration limits", { timeout: 60_000 }, () => {
     }
   });
 
+  // Review 332: these said only "Invalid redirect URI"; a javascript: one beside a usable one refuses the list.
+  it("names a redirect_uri it cannot register and the rule, a usable one beside it or not", async () => {
+    const ip = newAddress();
+    const cases: Array<[string[], string]> = [
+      [["javascript:alert(1)", "https://ok.example/cb"], "redirect_uris: javascript:alert(1) cannot be registered: a javascript: address is never a redirect."],
+      [["https://claude.ai@evil.example/cb"], "redirect_uris: https://claude.ai@evil.example/cb cannot be registered: it has a user:password@ part."],
+      [["https://ok.example/cb", "https://evil.example/cb#x"], "redirect_uris: https://evil.example/cb#x cannot be registered: it has a #fragment."],
+      [["not a url"], "redirect_uris: not a url cannot be registered: it is not an absolute URL."],
+      [[`https://ok.example/\u0007${"a".repeat(300)}`], `redirect_uris: https://ok.example/ ${"a".repeat(180)}… cannot be registered: it holds a control character.`],
+    ];
+    for (const [redirect_uris, message] of cases) {
+      const res = await registerAs(ip, { ...CLIENT, redirect_uris });
+      expect(res.status, redirect_uris[0]).toBe(400);
+      const json = (await res.json()) as { error: string; error_description: string };
+      expect(json.error).toBe("invalid_client_metadata");
+      expect(json.error_description).toContain(message);
+      expect(json.error_description).toContain("Every one listed must be an absolute URL with no #fragment and no user:password@");
+    }
+  });
+
+  // Review 332: the server's metadata lists private_key_jwt (for metadata documents), and registration refused it
+  // naming only the methods it takes.
+  it("says private_key_jwt is for apps with a metadata document, and registers an app that offers another method too", async () => {
+    const ip = newAddress();
+    for (const fields of [{ token_endpoint_auth_method: "private_key_jwt" }, { token_endpoint_auth_method: undefined, token_endpoint_auth_methods_supported: ["private_key_jwt"] }]) {
+      const res = await registerAs(ip, { ...CLIENT, ...fields });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: "invalid_client_metadata", error_description: "Client metadata: private_key_jwt is taken only from apps whose client_id is the URL of their client metadata document, which this server's metadata offers it for; a registered app uses none, client_secret_basic, client_secret_post. Register with one of them, or use a metadata document." });
+    }
+    const either = await registerAs(ip, { ...CLIENT, token_endpoint_auth_method: "private_key_jwt", token_endpoint_auth_methods_supported: ["private_key_jwt", "none"] });
+    expect(either.status).toBe(201);
+    expect(await either.json()).toMatchObject({ token_endpoint_auth_method: "none" });
+  });
+
   it("refuses a body over 16 KB with 413, naming the limit", async () => {
     const res = await registerAs(newAddress(), { ...CLIENT, software_statement: "s".repeat(REGISTRATION_LIMITS.bodyBytes) });
     expect(res.status).toBe(413);

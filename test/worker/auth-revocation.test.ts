@@ -251,6 +251,21 @@ describe("refresh scopes and failures (review 230)", { timeout: 60_000 }, () => 
     expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
     expect(await res.json()).toMatchObject({ error: "invalid_token", error_description: expect.stringMatching(/expired, or its sign-in has ended.*refresh token, or sign in again/) });
   });
+
+  // Review 332: `abc` and a refresh token were told their access token had expired.
+  it("tells a bearer that is no access token to send the access token, a refresh token that it is one", async () => {
+    await seed();
+    const tokens = await signIn(workerFetch, ORIGIN);
+    for (const token of ["abc", "a:b", "a::c", `${tokens.access_token}:x`]) {
+      const res = await withBearer(workerFetch, token)(`${ORIGIN}/mcp`, TOOLS_LIST);
+      expect(res.status, token).toBe(401);
+      expect(res.headers.get("www-authenticate")).toContain('error="invalid_token"');
+      expect(await res.json()).toMatchObject({ error: "invalid_token", error_description: "This is not an access token: send the access token from the token endpoint." });
+    }
+    const refreshAsBearer = await withBearer(workerFetch, tokens.refresh_token!)(`${ORIGIN}/mcp`, TOOLS_LIST);
+    expect(refreshAsBearer.status).toBe(401);
+    expect(await refreshAsBearer.json()).toMatchObject({ error: "invalid_token", error_description: expect.stringContaining("or it is a refresh token (send the access token instead)") });
+  });
 });
 
 describe("the connections page (/connections)", { timeout: 60_000 }, () => {

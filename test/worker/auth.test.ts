@@ -63,7 +63,7 @@ describe("discovery", { timeout: 60_000 }, () => {
     const query = new URLSearchParams({ response_type: "code", client_id: app.client_id, redirect_uri: cursor, code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s" });
     const page = await workerFetch(`${ORIGIN}/authorize?${query}`);
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain("This sends access to an app on your computer (the one that opens cursor: links).");
+    expect(await page.text()).toContain("Access will be sent to the app on your computer that opens <strong>cursor:</strong> links.</p>\n<p><strong>This sends access to an app on your computer.</strong>");
     const outcome = await authorize(workerFetch, ORIGIN, { clientId: app.client_id, redirectUri: cursor });
     expect(outcome.ok && outcome.location.startsWith(`${cursor}?code=`)).toBe(true);
     // Deny (and Allow) leave a page that opens the app and says so: the consent page stayed up, and a second click
@@ -126,6 +126,57 @@ describe("discovery", { timeout: 60_000 }, () => {
     const unticked = await signIn(workerFetch, ORIGIN, { scope: "bmad:read bmad:write", approveScopes: [] });
     expect(unticked.scope).toBe("bmad:read");
     expect((await toolsList(unticked.access_token)).status).toBe(200);
+  });
+
+  /** The consent page for a client registered with `fields`, asking for `query`'s changes to a good request. */
+  async function consentFor(fields: Parameters<typeof register>[2], query: Record<string, string> = {}): Promise<Response> {
+    const client = await register(workerFetch, ORIGIN, fields);
+    const redirect_uri = fields?.redirect_uris?.[0] ?? "http://127.0.0.1:33418/callback";
+    const good = { response_type: "code", client_id: client.client_id, redirect_uri, code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s", scope: "bmad:read bmad:write" };
+    const url = new URL(`${ORIGIN}/authorize`);
+    for (const [k, v] of Object.entries({ ...good, ...query })) if (v !== "") url.searchParams.set(k, v);
+    return workerFetch(url, { redirect: "manual" });
+  }
+
+  // Review 332: a read-only token reads every file of the user's projects and those shared with them, and their memory.
+  it("says what bmad:read reads: sessions, memory and the files of every project owned or shared", async () => {
+    const page = await (await consentFor({})).text();
+    expect(page).toContain("bmad:read: read BMAD content, your sessions and memory, and the files of every project you own or that is shared with you (always: every call needs it)");
+  });
+
+  // Review 332: an app scheme's URI names a host (claude.ai) that access never goes to.
+  it("names an app's scheme, never its URI's host, as where access goes", async () => {
+    const page = await (await consentFor({ redirect_uris: ["ai.claude.desktop://claude.ai/api/mcp/auth_callback"], client_name: "Claude" })).text();
+    expect(page).toContain("Access will be sent to the app on your computer that opens <strong>ai.claude.desktop:</strong> links.");
+    expect(page).not.toContain("claude.ai</strong>");
+  });
+
+  // Review 332: Hangul fillers, a braille blank and piled combining marks reached the page.
+  it("shows a client's name without what shows as nothing, blanks collapsed and marks not piled", async () => {
+    const names: Array<[string, string]> = [
+      [`Claude${"\u3164".repeat(18)}(claude.ai, verified)`, "Claude(claude.ai, verified)"],
+      ["\u115F\u1160\uFFA0\u3164", "An unnamed app"],
+      ["\u2800\u2800\u2800", "An unnamed app"],
+      [`Cl\u2800\u2800\u2800aude`, "Cl aude"],
+      [`Claude${"\u0336".repeat(150)}`, "Claude\u0336\u0336"],
+      ["Claude \u202Eevil\u200B", "Claude evil"],
+    ];
+    for (const [name, shown] of names) {
+      const page = await (await consentFor({ client_name: name })).text();
+      expect(page, JSON.stringify(name)).toContain(`<p><strong>${shown}</strong> asks to use the BMAD MCP server`);
+    }
+  });
+
+  // Review 332: a code_challenge without its method was told "The plain PKCE method is not allowed".
+  it("tells an app that sent no code_challenge_method that it must send S256", async () => {
+    const missing = await consentFor({}, { code_challenge_method: "" });
+    expect(missing.status).toBe(302);
+    const location = new URL(missing.headers.get("location")!);
+    expect(location.searchParams.get("error")).toBe("invalid_request");
+    expect(location.searchParams.get("error_description")).toBe("This app sent a code_challenge without a code_challenge_method: it must send code_challenge_method=S256. Update the app, or ask its makers to.");
+    expect(location.searchParams.get("state")).toBe("s");
+    const plain = new URL((await consentFor({}, { code_challenge_method: "plain" })).headers.get("location")!);
+    expect(plain.searchParams.get("error_description")).toBe("The plain PKCE method is not allowed. Use S256 instead.");
   });
 
   it("names the scopes it ignores only where they are scope tokens, and counts the others (review 210)", async () => {

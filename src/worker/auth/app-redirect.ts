@@ -23,6 +23,25 @@ export function refusedRedirect(url: string): string {
   return `This app's redirect_uri, a ${new URL(url).protocol} address, is not one this server sends access to: it sends it to https, http on a loopback address, or an app's own scheme (a reverse domain name such as com.example.app:/, or Cursor's callback ${CURSOR_CALLBACK}), never to a scheme the browser or the system opens itself. Update the app, or ask its makers to.`;
 }
 
+/** Schemes no redirect_uri may have, even listed beside a usable one: the provider's list. */
+const NEVER_SCHEMES = new Set(["javascript:", "data:", "vbscript:", "file:", "mailto:", "blob:"]);
+
+/** What every redirect_uri a client lists must be, as a refusal says it. */
+export const LISTED_REDIRECT_RULE = `Every one listed must be an absolute URL with no #fragment and no user:password@, never ${[...NEVER_SCHEMES].join(", ")}.`;
+
+/** Why the provider will not store `uri` among a client's redirect_uris at all, or undefined: its rules for every
+ *  listed URI, said (review 332: "Invalid redirect URI" named neither the URI nor the rule). */
+export function unlistableRedirect(uri: string): string | undefined {
+  const trimmed = uri.trim(); // as the provider reads it
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(trimmed)) return "it holds a control character";
+  if (!URL.canParse(trimmed)) return "it is not an absolute URL";
+  const url = new URL(trimmed);
+  if (NEVER_SCHEMES.has(url.protocol)) return `a ${url.protocol} address is never a redirect`;
+  if (trimmed.includes("#")) return "it has a #fragment";
+  if (url.username || url.password) return "it has a user:password@ part";
+  return undefined;
+}
+
 export function refusedRedirectPage(url: string, headers?: Headers): Response {
   return page(400, "Sign-in failed", `<p>${escape(refusedRedirect(url))}</p>`, headers);
 }

@@ -33,7 +33,7 @@ const CLEARER = new Map<string, string>([
   ["refresh-token-grant/refresh_token_mismatch", "This refresh token is not the sign-in's current one (a newer refresh token superseded it, or it was never issued): use the newest one you were given, or sign in again."],
   ["refresh-token-grant/refresh_token_malformed", "This refresh token is not in the form this server issues: use the one it gave you, or sign in again."],
   ["authorization-code-grant/grant_not_found", "This authorization code has expired or its sign-in has ended: sign in again."],
-  ["protected-resource/token_not_found", "This access token has expired, or its sign-in has ended (signed out or revoked): get a new one with your refresh token, or sign in again if that fails."],
+  ["protected-resource/token_not_found", "This access token has expired, or its sign-in has ended (signed out or revoked), or it is a refresh token (send the access token instead): get a new one with your refresh token, or sign in again if that fails."],
   ["protected-resource/token_expired", "This access token has expired: get a new one with your refresh token, or sign in again if that fails."],
 ]);
 

@@ -10,7 +10,7 @@ import { LOCAL_IDENTITY, localIdentity, randomToken, s256, SCOPES, SCOPES_SUPPOR
 import { oidcAuthorizeUrl, oidcDiscovery, oidcIdentity } from "./oidc.js";
 import { checkClientId } from "./public-host.js";
 import { readCappedForm } from "../read-capped.js";
-import { asOneLine } from "../../core/lines.js";
+import { asOneLine, SHOWS_AS_NOTHING } from "../../core/lines.js";
 import { REGISTRATION_LIMITS, REGISTRATION_TTL_DAYS, takeFromAddress } from "./registration.js";
 import { METADATA_RETRY_SECONDS, metadataUnreadable, shown } from "./oauth-error.js";
 import { redirectKind, refusedRedirectPage, toApp } from "./app-redirect.js";
@@ -20,7 +20,7 @@ import { escape, foreignOrigin, page } from "./page.js";
 const MAX_CONSENT_BYTES = 16 * 1024;
 
 const SCOPE_MEANINGS: Record<string, string> = {
-  [SCOPES.read]: "read BMAD content and your sessions",
+  [SCOPES.read]: "read BMAD content, your sessions and memory, and the files of every project you own or that is shared with you",
   [SCOPES.write]: "change your projects: write, delete and restore files, run BMAD's scripts on them, share them with others, keep sessions",
   offline_access: "stay signed in (refresh tokens)",
 };
@@ -58,9 +58,17 @@ function oversizedPart(request: AuthRequest): string | undefined {
   return undefined;
 }
 
-/** A client's name as the page shows it: one line, no format characters (review 95: a right-to-left override in a
- *  registered name, "Claude \u202Eevil", showed the rest of the page's sentence reversed). */
-export const shownName = (name: string) => asOneLine(name.replace(/\p{Cf}/gu, "")).trim() || "An unnamed app";
+/** Combining marks past the second on one character: 150 of them stacked over the page's lines (review 332). */
+const MARK_PILE = /(\p{M}{2})\p{M}+/gu;
+/** The braille blank prints as a space (review 332: a name of only it was blank): a space here, where spaces collapse.
+ *  Not in SHOWS_AS_NOTHING: it takes a place on a line, and names compared without it would read differently. */
+const BRAILLE_BLANK = /\u2800/g;
+
+/** A client's name as the page shows it: one line, nothing that shows as nothing (review 95: a right-to-left override
+ *  in "Claude \u202Eevil" showed the page's sentence reversed; review 332: Hangul fillers spaced "Claude" from a fake
+ *  "(claude.ai, verified)"), blanks collapsed, marks not piled. */
+export const shownName = (name: string) =>
+  asOneLine(name.replace(SHOWS_AS_NOTHING, "").replace(BRAILLE_BLANK, " ").replace(MARK_PILE, "$1")).trim() || "An unnamed app";
 
 /** On the local (loopback-only) consent page: an optional email signs in another local user, to try sharing. */
 export const LOCAL_USER_FIELD = `<p><label>Sign in as (optional): <input type="email" name="user" maxlength="255" placeholder="the local user"></label><br>
@@ -76,9 +84,12 @@ function consentPage(d: ConsentDescription, handle: string, who: string, local: 
       ? `<label><input type="checkbox" checked disabled> ${escape(s)}: ${escape(SCOPE_MEANINGS[s] ?? s)} (always: every call needs it)</label><input type="hidden" name="scope" value="${escape(s)}">`
       : `<label><input type="checkbox" name="scope" value="${escape(s)}" checked> ${escape(s)}: ${escape(SCOPE_MEANINGS[s] ?? s)}</label>`)
     .join("<br>");
+  // An app's scheme names no website: its URI's host (claude.ai in ai.claude.desktop://claude.ai/…) is not where access
+  // goes (review 332).
+  const to = appScheme ? `the app on your computer that opens <strong>${escape(appScheme)}</strong> links` : `<strong>${escape(d.redirectHost)}</strong>`;
   return `<p><strong>${escape(d.clientName)}</strong> asks to use the BMAD MCP server as ${escape(who)}.</p>
-<p>${origin} Access will be sent to <strong>${escape(d.redirectHost)}</strong>.</p>
-${d.redirectIsLoopback || appScheme ? `<p><strong>This sends access to an app on your computer${appScheme ? ` (the one that opens ${escape(appScheme)} links)` : ""}.</strong> Continue only if you just started signing in from it.</p>` : ""}
+<p>${origin} Access will be sent to ${to}.</p>
+${d.redirectIsLoopback || appScheme ? "<p><strong>This sends access to an app on your computer.</strong> Continue only if you just started signing in from it.</p>" : ""}
 <form method="post" action="/authorize"><input type="hidden" name="handle" value="${escape(handle)}">
 <p>${scopes}</p>
 ${local ? LOCAL_USER_FIELD : ""}
@@ -120,26 +131,28 @@ export async function gate(c: import("hono").Context<Ctx>, next: () => Promise<v
 /** How a registration is kept, as the refusals below say it. */
 const KEPT = `a registration is kept for ${REGISTRATION_TTL_DAYS} days, renewed each time the app gets tokens`;
 
-/** The provider's bare words for a sign-in request it refuses before it knows where to send the app ("Invalid
- *  client_id"), said with the value at fault and the rule (review 285). Its wording is the only handle it gives. */
-const REFUSED_REQUEST = new Map<string, (query: URLSearchParams) => string>([
+/** The provider's bare or misleading words for a sign-in request it refuses ("Invalid client_id"), said with the
+ *  value at fault and the rule (review 285), or undefined where its own words fit. Its wording is the only handle it
+ *  gives. */
+const REFUSED_REQUEST = new Map<string, (query: URLSearchParams) => string | undefined>([
   ["Invalid client_id", (q) => `This app's client_id, ${shown(q.get("client_id") ?? "", 100)}, is not registered on this server: it never registered here, or its registration has ended (${KEPT}). Remove this server from the app and add it again, so that the app registers anew.`],
   ["Invalid redirect URI", (q) => `This app's redirect_uri, ${q.get("redirect_uri") ? shown(q.get("redirect_uri")!, 200) : "(none sent)"}, is not one it registered here (for an app whose client_id is a URL: one its metadata document lists). It must be https, http on a loopback address or an app's own scheme, with no #fragment and no user:password@, and match a registered one exactly, character for character: only on a loopback address may the port differ, and localhost is not 127.0.0.1. If the app changed its callback since it registered, remove this server from the app and add it again, so that it registers anew (${KEPT}).`],
+  // A missing method is RFC 7636's default, plain, which the provider names (review 332: told plain was not allowed).
+  ["The plain PKCE method is not allowed. Use S256 instead.", (q) => q.has("code_challenge_method") ? undefined : "This app sent a code_challenge without a code_challenge_method: it must send code_challenge_method=S256. Update the app, or ask its makers to."],
 ]);
 
 authPages.onError((error, c) => {
-  // An error for the app goes the way its answer would: its scheme judged as a success's (review 210: a refused
-  // scheme got a bare redirect with the error).
-  if (error instanceof AuthorizationError && error.redirectTo) return toApp(new Headers({ Location: error.redirectTo, "cache-control": "no-store" }));
   // The app exists; its metadata host failed (review 285: "This app could not be verified." named neither).
   if (error instanceof CimdFetchError) {
     return page(503, "Sign-in unavailable", `<p>${escape(metadataUnreadable(error.metadataUrl, error.detail))}</p>`, new Headers({ "retry-after": String(METADATA_RETRY_SECONDS) }));
   }
-  if (error instanceof AuthorizationError) {
-    const explained = REFUSED_REQUEST.get(error.description)?.(new URL(c.req.url).searchParams);
-    return page(400, "Sign-in failed", `<p>${escape(explained ?? error.description ?? "The request is not valid.")}</p><p>Start again from your app.</p>`);
-  }
-  throw error;
+  if (!(error instanceof AuthorizationError)) throw error;
+  const explained = REFUSED_REQUEST.get(error.description)?.(new URL(c.req.url).searchParams);
+  const told = explained === undefined ? error : new AuthorizationError(error.code, { description: explained, redirectUri: error.redirectUri, state: error.state, issuer: error.issuer });
+  // An error for the app goes the way its answer would: its scheme judged as a success's (review 210: a refused
+  // scheme got a bare redirect with the error).
+  if (told.redirectTo) return toApp(new Headers({ Location: told.redirectTo, "cache-control": "no-store" }));
+  return page(400, "Sign-in failed", `<p>${escape(told.description ?? "The request is not valid.")}</p><p>Start again from your app.</p>`);
 });
 
 authPages.get("/authorize", async (c) => {

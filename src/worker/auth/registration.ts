@@ -6,8 +6,8 @@ import ipaddr from "ipaddr.js";
 import { isLoopbackHost } from "../../core/loopback.js";
 import type { Env } from "../env.js";
 import { readCapped } from "../read-capped.js";
-import { oauthError } from "./oauth-error.js";
-import { redirectKind, refusedRedirect } from "./app-redirect.js";
+import { oauthError, shown } from "./oauth-error.js";
+import { LISTED_REDIRECT_RULE, redirectKind, refusedRedirect, unlistableRedirect } from "./app-redirect.js";
 
 /** How long the provider keeps a registered client, renewed each time it gets tokens (clientRegistrationTTL). */
 export const REGISTRATION_TTL_DAYS = 90;
@@ -56,6 +56,9 @@ const Metadata = z.looseObject({
   software_version: chars(L.nameChars).optional(),
 });
 
+/** The token endpoint methods the provider registers an app with (private_key_jwt only for metadata documents). */
+const REGISTERED_AUTH_METHODS = ["none", "client_secret_basic", "client_secret_post"];
+
 /** Localized variants (`client_name#fr`, `logo_uri#ja`) are stored too. */
 const LOCALIZED = /^(client_name|client_uri|logo_uri|policy_uri|tos_uri)#.+$/;
 
@@ -69,11 +72,23 @@ function metadataProblem(value: unknown): string | undefined {
     if (issue.code === "invalid_type") return `${field} must be a JSON ${issue.expected}; send it as one and register again.`;
     return `${field} ${issue.message}. Shorten it and register again.`;
   }
-  // Only redirect_uris /authorize always refuses (x-safari-https:): refused now, not at each sign-in (review 285). One
-  // beside a usable one is the provider's rule's, as the sign-in with the usable one works.
+  // One redirect_uri the provider cannot store (javascript:, a #fragment) refuses the whole list, a usable one beside it
+  // or not: said with the URI and the rule (review 332).
   const uris = parsed.data.redirect_uris ?? [];
+  for (const uri of uris) {
+    const why = unlistableRedirect(uri);
+    if (why) return `redirect_uris: ${shown(uri, 200)} cannot be registered: ${why}. ${LISTED_REDIRECT_RULE} Fix or remove it and register again.`;
+  }
+  // Only redirect_uris /authorize always refuses (x-safari-https:): refused now, not at each sign-in (review 285). One
+  // beside a usable one is taken, as the provider takes it: the sign-in with the usable one works.
   const refused = uris.filter((uri) => URL.canParse(uri) && redirectKind(uri) === "refused");
   if (uris.length > 0 && refused.length === uris.length) return `redirect_uris: ${refusedRedirect(refused[0]!)}`;
+  // This server's metadata lists private_key_jwt for apps whose client_id is their metadata document's URL; the
+  // provider registers no app with it, and said only which methods it takes (review 332).
+  const methods = [parsed.data.token_endpoint_auth_method, ...(parsed.data.token_endpoint_auth_methods_supported ?? [])];
+  if (methods.includes("private_key_jwt") && !methods.some((m) => m !== undefined && REGISTERED_AUTH_METHODS.includes(m))) {
+    return `private_key_jwt is taken only from apps whose client_id is the URL of their client metadata document, which this server's metadata offers it for; a registered app uses ${REGISTERED_AUTH_METHODS.join(", ")}. Register with one of them, or use a metadata document.`;
+  }
   const localized = Object.entries(value).filter(([key]) => LOCALIZED.test(key));
   if (localized.length > L.listEntries) return `at most ${L.listEntries} localized fields (such as client_name#fr) are accepted. Send fewer and register again.`;
   for (const [key, v] of localized) {

@@ -47,6 +47,12 @@ export function tokenTooLong(token: string, what: string): string | undefined {
   return `This ${what} is longer than any this server issues (at most ${MAX_TOKEN_BYTES} bytes): use the one it gave you, or sign in again.`;
 }
 
+/** Why `token`, sent as a bearer, is no access token this server issued, by its form alone, or undefined. The provider
+ *  called any token it does not hold expired (review 332: `abc` was to get a new one with its refresh token). */
+export function notAccessToken(token: string): string | undefined {
+  return tokenTooLong(token, "access token") ?? (grantOf(token) ? undefined : "This is not an access token: send the access token from the token endpoint.");
+}
+
 export function bearer(request: Request): string | undefined {
   const match = /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "");
   return match?.[1];
