@@ -3,10 +3,9 @@
 // SDK's createMcpHandler serves 2026-07-28 and 2025-era clients). In front of it, the loopback checks of
 // core/loopback.ts: a foreign Host (DNS rebinding) or a foreign Origin (another site's page) gets 403, and so does
 // another user's program on this machine (peer-user.ts, on Linux), whose idle connections are closed at once.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { once } from "node:events";
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { createMcpHandler, type McpHttpHandler, type McpServerFactory } from "@modelcontextprotocol/server";
 import { loopbackRefusal } from "../core/loopback.js";
 import { bodyRefusal, codeOfStatus, errorAnswer } from "../core/request-checks.js";
@@ -20,6 +19,14 @@ const METHODS = new Set(["POST", "GET", "DELETE", "HEAD", "OPTIONS", "PUT", "PAT
 /** A loopback client sends its headers and body at once: a connection that has not after these is let go (Node's 60 s
  *  and 300 s let another user's 18,848 idle connections hold the owner's initialize off: review 214). */
 const TIMEOUTS = { headersTimeout: 5_000, requestTimeout: 10_000, connectionsCheckingInterval: 1_000 };
+/** Requests answered at once, across all connections; past it, 503 and Retry-After. With DRAIN_MS this bounds what
+ *  the bridge holds to about this many bodies and answers (review 330: a client that never read its answers grew it
+ *  to 8 GB, held bodies to 4 GB). A stream a client keeps open holds one while it is. */
+const MAX_IN_FLIGHT = 16;
+/** Seconds a client told 503 is asked to wait. */
+const RETRY_AFTER_S = 1;
+/** How long an answer may wait for its client to take what was written: one that does not read is let go. */
+const DRAIN_MS = 5_000;
 /** Free ports tried for --port 0 when [::1] has the one 127.0.0.1 gave taken already. */
 const FREE_PORT_TRIES = 5;
 
@@ -35,13 +42,14 @@ export interface Listening {
  *  owner's requests on (review 214). Either address taken is a failure naming it; a machine without ::1 is not. */
 export async function serveHttp(factory: McpServerFactory, port: number): Promise<Result<{ listening: Listening }>> {
   const handler = createMcpHandler(factory, { maxRequestBodySize: MAX_REQUEST_BYTES });
+  const inFlight = { count: 0 }; // shared by both addresses' servers
   for (let tries = 1; ; tries++) {
-    const v4 = loopbackServer(handler);
+    const v4 = loopbackServer(handler, inFlight);
     const failed = await listen(v4, port, "127.0.0.1");
     if (failed) return { ok: false, error: cannotListen("127.0.0.1", port, failed) };
     const bound = (v4.address() as AddressInfo).port;
     const url = `http://127.0.0.1:${bound}/mcp`;
-    const v6 = loopbackServer(handler);
+    const v6 = loopbackServer(handler, inFlight);
     const failed6 = await listen(v6, bound, "::1");
     if (!failed6) return { ok: true, listening: { url, ipv6Url: `http://[::1]:${bound}/mcp`, close: () => (v4.close(), v6.close()) } };
     if (failed6.code === "EADDRNOTAVAIL" || failed6.code === "EAFNOSUPPORT") return { ok: true, listening: { url, close: () => v4.close() } };
@@ -63,31 +71,47 @@ function cannotListen(address: string, port: number, error: NodeJS.ErrnoExceptio
   return `--http: cannot listen on ${address}:${port} (${error.message}); choose another --port.${held}`;
 }
 
-function loopbackServer(handler: McpHttpHandler): Server {
-  /** Connections a request has started on: refused with the reason in a 403, the others closed unanswered. */
-  const asking = new WeakSet<Socket>();
+function loopbackServer(handler: McpHttpHandler, inFlight: { count: number }): Server {
+  /** Each connection's latest answer: a connection a request has started on is refused with the reason in a 403, the
+   *  others closed unanswered. */
+  const answers = new WeakMap<Socket, ServerResponse>();
   const server = createServer(TIMEOUTS, (req, res) => {
-    asking.add(req.socket);
-    answer(req, res, handler).catch((error: unknown) => {
+    answers.set(req.socket, res);
+    answer(req, res, handler, inFlight).catch((error: unknown) => {
       if (!res.headersSent) send(res, 500, error instanceof Error ? error.message : String(error));
       else res.destroy();
     });
   });
   // Judged as it connects, not when its headers come: another user's idle connection is not held until a timeout.
   server.on("connection", (socket: Socket) => {
-    void otherUsersClient(socket).then((refused) => refused && !asking.has(socket) && socket.destroy());
+    void otherUsersClient(socket).then((refused) => refused?.anotherUser && !answers.has(socket) && socket.destroy());
+  });
+  // What Node cannot parse or waited too long for is answered as every refusal is, not with Node's empty answer.
+  server.on("clientError", (error: NodeJS.ErrnoException, socket: Socket) => {
+    if (!socket.writable || answers.get(socket)?.headersSent) return void socket.destroy();
+    const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+    const message = status === 431 ? "The request's headers are too large." : status === 408 ? "The request did not come in time: send it at once." : "The request is not HTTP this server can read.";
+    const body = JSON.stringify(errorAnswer(null, codeOfStatus(status), message));
+    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
   });
   return server;
 }
 
-async function answer(req: IncomingMessage, res: ServerResponse, handler: McpHttpHandler): Promise<void> {
-  const refused = loopbackRefusal(req.headers.host, req.headers.origin) ?? (await otherUsersClient(req.socket));
+/** Requests come in as to the fixed loopback address, whatever Host the client named (review 330: `Host: a@localhost`
+ *  made a URL with credentials, which Request refused, as a 500). */
+const BASE_URL = "http://127.0.0.1";
+
+async function answer(req: IncomingMessage, res: ServerResponse, handler: McpHttpHandler, inFlight: { count: number }): Promise<void> {
+  const refused = loopbackRefusal(req.headers.host, req.headers.origin) ?? (await otherUsersClient(req.socket))?.message;
   if (refused) return send(res, 403, refused);
   // Turned away as the client's mistakes they are, not as the server's (review 121: TRACE and a malformed target were 500s).
   if (!METHODS.has(req.method ?? "")) return send(res, 405, `${String(req.method).slice(0, 20)} is not an MCP request: POST, GET or DELETE /mcp.`);
-  const url = URL.parse(req.url ?? "/", `http://${req.headers.host}`);
+  const url = URL.parse(req.url ?? "/", BASE_URL);
   if (!url) return send(res, 400, "The request's target is not a URL.");
   if (url.pathname !== "/mcp") return send(res, 404, "The MCP endpoint is /mcp.");
+  if (inFlight.count >= MAX_IN_FLIGHT) return send(res, 503, `This server is answering ${MAX_IN_FLIGHT} requests already: try again in a moment.`, undefined, { "retry-after": String(RETRY_AFTER_S) });
+  inFlight.count++;
+  res.once("close", () => inFlight.count--);
   const body = req.method === "GET" || req.method === "HEAD" || req.method === "DELETE" ? { ok: true as const } : await readBody(req);
   if (!body.ok) return send(res, body.status, body.error, body.code);
   const headers = new Headers();
@@ -98,8 +122,12 @@ async function answer(req: IncomingMessage, res: ServerResponse, handler: McpHtt
   const forwarded = new Request(url, { method: req.method, headers, body: body.bytes, signal: abort.signal });
   const response = await handler.fetch(forwarded, body.parsed === undefined ? undefined : { parsedBody: body.parsed });
   res.writeHead(response.status, [...response.headers].flat());
-  if (!response.body) return void res.end();
-  await pipeline(Readable.fromWeb(response.body as import("node:stream/web").ReadableStream), res).catch(() => undefined); // a client that left
+  // Written no faster than the client takes it: one gone, or not reading for DRAIN_MS, throws here and is let go. (A
+  // timeout inside AbortSignal.any can be collected before it fires: this one is held by its listener.)
+  for await (const chunk of response.body ?? []) {
+    if (!res.write(chunk)) await once(res, "drain", { signal: AbortSignal.timeout(DRAIN_MS) });
+  }
+  res.end();
 }
 
 type Body = Result<{ bytes?: Uint8Array; parsed?: unknown }, { status: number; code?: number }>;
@@ -127,6 +155,6 @@ async function readBody(req: IncomingMessage): Promise<Body> {
 }
 
 /** A refusal as the Worker answers it: a JSON-RPC error (no request id: the body was not read, or not taken). */
-function send(res: ServerResponse, status: number, message: string, code = codeOfStatus(status)): void {
-  res.writeHead(status, { "content-type": "application/json", connection: "close" }).end(JSON.stringify(errorAnswer(null, code, message)));
+function send(res: ServerResponse, status: number, message: string, code = codeOfStatus(status), headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", connection: "close", ...headers }).end(JSON.stringify(errorAnswer(null, code, message)));
 }

@@ -4,44 +4,72 @@
 import { readFile } from "node:fs/promises";
 import type { Socket } from "node:net";
 
-const checked = new WeakMap<Socket, Promise<string | undefined>>();
+/** Only Linux has a socket table to ask (/proc/net/tcp); elsewhere any local user's program is served. */
+const CAN_TELL_USERS = process.platform === "linux";
+
+/** What --http says at startup where it cannot tell whose a connection is, or undefined where it can. */
+export const untoldUsersWarning = (): string | undefined =>
+  CAN_TELL_USERS ? undefined : `bmad-mcp: on ${process.platform} this server cannot tell which user's program connects: any local user of this machine can call its tools. Use the stdio bridge where others share this machine.\n`;
+
+/** Why a connection is refused; `anotherUser` when its owner is known to be someone else (closed at once, unanswered),
+ *  not when the owner cannot be told (its request is answered with the reason, which may be the owner's to fix). */
+export interface PeerRefusal {
+  message: string;
+  anotherUser: boolean;
+}
+
+const checked = new WeakMap<Socket, Promise<PeerRefusal | undefined>>();
 
 /** Why a connection is refused: its client is another user's (or cannot be told, where the system can tell), or
  *  undefined. Asked once per connection. */
-export function otherUsersClient(socket: Socket): Promise<string | undefined> {
+export function otherUsersClient(socket: Socket): Promise<PeerRefusal | undefined> {
   let verdict = checked.get(socket);
   if (!verdict) checked.set(socket, (verdict = judge(socket)));
   return verdict;
 }
 
-async function judge(socket: Socket): Promise<string | undefined> {
+async function judge(socket: Socket): Promise<PeerRefusal | undefined> {
   const me = process.getuid?.();
   const { localAddress, localPort, remoteAddress, remotePort } = socket;
-  if (me === undefined || !localAddress || !remoteAddress || localPort === undefined || remotePort === undefined) return undefined;
+  if (!CAN_TELL_USERS || me === undefined) return undefined; // nothing to ask: said at startup (untoldUsersWarning)
+  if (!localAddress || !remoteAddress || localPort === undefined || remotePort === undefined) return refusalFor(me, undefined); // gone already
   // The client's own socket: from its address and port, to this server's (review 21: matched by ports alone, a
   // client bound to 127.0.0.2 and the server's port found the server's own socket, owned by its user). The kernel
   // lists its table in pieces, and a row can be passed over while other sockets open and close (a loaded test run
   // refused its own client once): read again before saying it cannot be told.
-  let owner: number | undefined;
+  let owner: number | Error | undefined;
   for (let read = 0; read < 3 && owner === undefined; read++) {
     const table = await sockets();
-    if (!table) return undefined; // not Linux: nothing to ask
-    owner = ownerIn(table, { address: remoteAddress, port: remotePort }, { address: localAddress, port: localPort });
+    owner = table instanceof Error ? table : ownerIn(table, { address: remoteAddress, port: remotePort }, { address: localAddress, port: localPort });
   }
+  return refusalFor(me, owner);
+}
+
+/** Why a client is refused, from what the kernel's table said of it (its owner's uid, no single row, or the error that
+ *  kept the table from being read), or undefined for the server's own user. A table that cannot be read tells nothing,
+ *  so nobody is served (review 330: an EACCES taken for "not Linux" served another user's program). */
+export function refusalFor(me: number, owner: number | Error | undefined): PeerRefusal | undefined {
   if (owner === me) return undefined;
-  return owner === undefined
-    ? "This server cannot tell whose program this connection comes from, and serves only its own user's."
-    : "This connection comes from another user's program: bmad-mcp --http serves only the user who started it.";
+  if (owner instanceof Error) {
+    const message = `This server cannot read the kernel's socket table (${owner.message}) to tell whose program this connection comes from, and serves only its own user's: let the user running bmad-mcp --http read /proc/net/tcp and /proc/net/tcp6, or use the stdio bridge.`;
+    return { message, anotherUser: false };
+  }
+  if (owner === undefined) return { message: "This server cannot tell whose program this connection comes from, and serves only its own user's.", anotherUser: false };
+  return { message: "This connection comes from another user's program: bmad-mcp --http serves only the user who started it.", anotherUser: true };
 }
 
 /** The read of the kernel's tables under way, which every check waiting shares: read and parsed once for all of them
  *  (review 121: another user's 6,000 connections each read and split the whole table, which grew with them, and the
  *  bridge ran out of memory). A check that finds no row asks again, and then shares the next read. */
-let reading: Promise<Map<string, number[]> | undefined> | undefined;
+let reading: Promise<Map<string, number[]> | Error> | undefined;
 
-function sockets(): Promise<Map<string, number[]> | undefined> {
-  reading ??= Promise.all(["/proc/net/tcp", "/proc/net/tcp6"].map((f) => readFile(f, "utf8").catch(() => undefined)))
-    .then((tables) => (tables.every((t) => t === undefined) ? undefined : established(tables.join("\n"))))
+/** The established sockets of both tables, or why neither could be read (a machine without IPv6 has no tcp6). */
+function sockets(): Promise<Map<string, number[]> | Error> {
+  reading ??= Promise.all(["/proc/net/tcp", "/proc/net/tcp6"].map((f) => readFile(f, "utf8").catch((error: Error) => error)))
+    .then((tables) => {
+      const read = tables.filter((t) => typeof t === "string");
+      return read.length > 0 ? established(read.join("\n")) : (tables[0] as Error);
+    })
     .finally(() => (reading = undefined));
   return reading;
 }

@@ -144,7 +144,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
     factory = () => buildProxyServer(link, deps, toolsets);
   }
   if (args.http !== undefined) {
-    const { serveHttp } = await import("./http.js");
+    const [{ serveHttp }, { untoldUsersWarning }] = await Promise.all([import("./http.js"), import("./peer-user.js")]);
     const served = await serveHttp(factory, args.http.port);
     if (!served.ok) fail(served.error);
     const { listening } = served;
@@ -152,6 +152,8 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
       ? ` and ${listening.ipv6Url} (loopback only)`
       : " (loopback only; this machine has no IPv6 loopback, so [::1] is not served: give clients 127.0.0.1, not localhost)";
     writeErr(`bmad-mcp: serving MCP over HTTP at ${listening.url}${also}\n`);
+    const untold = untoldUsersWarning();
+    if (untold) writeErr(untold);
     // Stopped by a signal: stop watching and kill what is still running, leaving nothing behind.
     for (const signal of ["SIGINT", "SIGTERM"] as const) {
       process.once(signal, () => {

@@ -12,7 +12,8 @@ export function isLoopbackHost(host: string): boolean {
  * origin too (another site's page). MCP clients that are not browsers send no Origin.
  */
 export function loopbackRefusal(host: string | undefined, origin: string | undefined): string | undefined {
-  const hostname = host ? hostnameOf(`http://${host}`) : undefined;
+  // A Host is a name and a port: what would read as a URL's user, path, query or fragment is none (review 330: `a@localhost`).
+  const hostname = host && !/[@/\\?#]/.test(host) ? hostnameOf(`http://${host}`) : undefined;
   if (!hostname || !isLoopbackHost(hostname)) return `This server answers for loopback hosts only (127.0.0.1, localhost), not ${host ? host.slice(0, 100) : "a request without a Host"}.`;
   const from = origin === undefined ? undefined : hostnameOf(origin);
   if (origin !== undefined && (!from || !isLoopbackHost(from))) return `Requests from ${origin.slice(0, 100)} are refused: only local clients may use this server.`;

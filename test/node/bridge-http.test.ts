@@ -6,13 +6,14 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { connect } from "node:net";
 import { request } from "node:http";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { connectBridge, processRuns, tempDir, toolText, waitFor } from "./helpers.js";
-import { ownerOf } from "../../src/bridge/peer-user.js";
+import { ownerOf, refusalFor } from "../../src/bridge/peer-user.js";
 
 const tmp = tempDir("bridge-http");
 const project = join(tmp.dir, "project");
@@ -96,6 +97,10 @@ describe("bmad-mcp --http", () => {
     const rebound = await initialize({ host: `evil.example:${new URL(endpoint).port}` });
     expect(rebound.status).toBe(403);
     expect(rebound.body).toMatch(/loopback hosts only .*not evil\.example/);
+    // A Host with a URL's user part is no host name (review 330: `a@localhost` passed, then was a 500 blaming the server).
+    const withUser = await initialize({ host: `a@localhost:${new URL(endpoint).port}` });
+    expect(withUser.status).toBe(403);
+    expect(withUser.body).toContain("loopback hosts only (127.0.0.1, localhost), not a@localhost");
     // A method or target no MCP client sends is the client's mistake, not the server's (review 121: both were 500s).
     const raw = (head: string) => new Promise<string>((resolve) => {
       const s = connect(Number(new URL(endpoint).port), "127.0.0.1", () => s.write(`${head}\r\nHost: 127.0.0.1:${new URL(endpoint).port}\r\ncontent-length: 0\r\n\r\n`));
@@ -103,6 +108,19 @@ describe("bmad-mcp --http", () => {
     });
     expect(await raw("TRACE /mcp HTTP/1.1")).toBe("HTTP/1.1 405 Method Not Allowed");
     expect(await raw("POST http://[bad/mcp HTTP/1.1")).toBe("HTTP/1.1 400 Bad Request");
+    // What Node cannot parse is answered as every refusal is, in JSON-RPC, not with Node's empty answer (review 330).
+    const unparsed = (bytes: string) => new Promise<string>((resolve) => {
+      const s = connect(Number(new URL(endpoint).port), "127.0.0.1", () => s.write(bytes));
+      let text = "";
+      s.on("data", (d) => (text += d));
+      s.on("close", () => resolve(text));
+    });
+    const refusal = (text: string) => ({ status: text.split("\r\n")[0], body: JSON.parse(text.split("\r\n\r\n")[1]!) as unknown });
+    expect(refusal(await unparsed("GARBAGE\r\n\r\n"))).toEqual({ status: "HTTP/1.1 400 Bad Request", body: { jsonrpc: "2.0", id: null, error: { code: -32602, message: "The request is not HTTP this server can read." } } });
+    expect(refusal(await unparsed(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`))).toEqual({
+      status: "HTTP/1.1 431 Request Header Fields Too Large",
+      body: { jsonrpc: "2.0", id: null, error: { code: -32000, message: "The request's headers are too large." } },
+    });
     // Nor a port in another notation than digits (review 121: "0x1F90" served on 8080).
     for (const port of ["0x1F90", "1e3", ""]) {
       const wrong = spawnSync(process.execPath, [bridge, "--http", "--port", port], { cwd: project, env: { PATH: process.env.PATH!, HOME: home }, encoding: "utf8", timeout: 20_000 });
@@ -124,6 +142,14 @@ describe("bmad-mcp --http", () => {
     // [::1] as /proc/net/tcp6 writes it: each 32-bit word in the kernel's byte order.
     const six = "   0: 00000000000000000000000001000000:C350 00000000000000000000000001000000:1F90 01 00000000:00000000 00:00000000 00000000  1001        0 4243 1\n";
     expect(ownerOf(six, { address: "::1", port: 0xc350 }, { address: "::1", port: 0x1f90 })).toBe(1001);
+    // A table that cannot be read tells nothing, and nobody is served (review 330: the error read as "not Linux", and
+    // another user's program wrote to the project where /proc was not readable).
+    const unreadable = await readFile("/proc/net/no-such-table").then(() => undefined, (error: Error) => error);
+    expect(refusalFor(1000, unreadable)?.anotherUser).toBe(false); // answered with the reason, not closed unanswered
+    expect(refusalFor(1000, unreadable)?.message).toMatch(/^This server cannot read the kernel's socket table \(ENOENT.*: let the user running bmad-mcp --http read \/proc\/net\/tcp and \/proc\/net\/tcp6, or use the stdio bridge\.$/);
+    expect(refusalFor(1000, 1000)).toBeUndefined();
+    expect(refusalFor(1000, 1001)).toEqual({ message: "This connection comes from another user's program: bmad-mcp --http serves only the user who started it.", anotherUser: true });
+    expect(stderr).not.toContain("any local user of this machine can call its tools"); // Linux can tell
     // This machine kind runs the suite as root, which can start a client as another user ("nobody").
     expect(process.getuid?.(), "run as root, to start a client as another user").toBe(0);
     // Its request answered with the reason, or, when the kernel named its owner before the request came, closed
@@ -200,7 +226,7 @@ describe("bmad-mcp --http", () => {
     expect(ms).toBeLessThan(2000);
     // The owner's own idle connection too, later: a loopback client sends its request at once.
     const { ms: ownMs, text } = await ownAnswer;
-    expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(text).toMatch(/^HTTP\/1\.1 408 .*\r\n\r\n\{"jsonrpc":"2\.0","id":null,"error":\{"code":-32000,"message":"The request did not come in time: send it at once\."\}\}$/s);
     expect(ownMs).toBeGreaterThan(4000);
     expect(ownMs).toBeLessThan(8000);
     expect((await initialize({})).status).toBe(200);
@@ -229,6 +255,57 @@ describe("bmad-mcp --http", () => {
     expect(await post("{}", "/other")).toEqual(refusal(404, -32000, "The MCP endpoint is /mcp."));
     expect((await initialize({})).status).toBe(200);
   });
+
+  // Review 330: nothing bounded the requests answered at once, and a client that never read its answers grew the bridge
+  // to 8 GB. Sixteen requests whose bodies have not all come take every place; the next is told to wait.
+  it("answers 16 requests at once, and the next with 503 and Retry-After until one ends", async () => {
+    const port = Number(new URL(endpoint).port);
+    const held = Array.from({ length: 16 }, () => {
+      const s = connect(port, "127.0.0.1", () => s.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{`));
+      s.on("error", () => {});
+      return s;
+    });
+    const ping = () => fetch(endpoint, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) });
+    /** The first answer to a ping with this status, asked every 50 ms: the server takes in the held requests (or their close) as it can. */
+    const answered = async (status: number) => {
+      for (const end = Date.now() + 5_000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+        const res = await ping();
+        if (res.status === status) return res;
+        await res.body?.cancel();
+      }
+      throw new Error(`no ${status} within 5 s`);
+    };
+    let busy: Response;
+    try {
+      busy = await answered(503);
+    } finally {
+      for (const s of held) s.destroy();
+    }
+    expect(busy.headers.get("retry-after")).toBe("1");
+    expect(await busy.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "This server is answering 16 requests already: try again in a moment." } });
+    expect(await (await answered(200)).text()).toContain('"result":{}');
+  });
+
+  // Review 330: an answer its client did not read was held whole (100 of them grew the bridge to 8 GB).
+  it("lets go of an answer its client does not read for 5 s", async () => {
+    mkdirSync(join(project, "docs"), { recursive: true });
+    writeFileSync(join(project, "docs/big.md"), "a".repeat(1_000_000));
+    const port = Number(new URL(endpoint).port);
+    const reads = JSON.stringify(Array.from({ length: 20 }, (_, i) => ({ jsonrpc: "2.0", id: i, method: "tools/call", params: { name: "bmad-files", arguments: { action: "read", path: "docs/big.md" } } })));
+    const s = connect(port, "127.0.0.1", () => {
+      s.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\naccept: application/json, text/event-stream\r\ncontent-length: ${reads.length}\r\n\r\n${reads}`);
+      s.pause();
+    });
+    s.on("error", () => {});
+    await new Promise((r) => setTimeout(r, 8_000));
+    let received = 0;
+    s.on("data", (d: Buffer) => (received += d.length));
+    await new Promise((r) => (s.once("close", r), s.resume()));
+    // What the kernel held when the server let go, not the 20 MB answer.
+    expect(received).toBeGreaterThan(0);
+    expect(received).toBeLessThan(15_000_000);
+    expect((await initialize({})).status).toBe(200);
+  }, 20_000);
 
   it("stops on SIGTERM", async () => {
     const pid = server.pid!;
