@@ -37,7 +37,8 @@ export function mcpbManifest(bundleDir = join(ROOT, "bmad-bundle")): { name: str
     long_description:
       "Serves the BMAD Method over MCP, offline: every agent and workflow as a prompt, every file as a bmad:// resource, " +
       "bmad-task delivery sessions and BMAD's scripts run with bmad-run. Your project's own BMAD files (_bmad/, .claude/skills/) " +
-      "win over the embedded bmad-method. Independent project; BMAD content comes from the MIT-licensed bmad-method package.",
+      "win over the embedded bmad-method. This project is independent. It is not made, endorsed or supported by BMad Code, LLC; " +
+      '"BMad" and "BMAD" are their trademarks. BMAD content comes from the MIT-licensed bmad-method package.',
     author: { name: "bmad-mcp contributors" },
     license: pkg.license,
     keywords: pkg.keywords,

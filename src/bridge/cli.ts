@@ -45,7 +45,8 @@ Options:
   --help             this text
 Environment: BMAD_PROJECT_ROOT (the project folder, as --project), BMAD_ROOT (a BMAD tree, priority 3),
 BMAD_TOOLSETS (default toolsets), BMAD_GIT_TIMEOUT_MS (as --git-timeout, in ms), BMAD_MCP_TOKEN (--remote, pull and push: an access token instead of the browser),
-BMAD_MCP_BROWSER (the command that opens the sign-in page; "none" prints its link only), BMAD_MCP_SIGN_IN_SECONDS (how long a sign-in is waited for).
+BMAD_MCP_BROWSER (the command that opens the sign-in page; "none" prints its link only), BMAD_MCP_SIGN_IN_SECONDS (how long a sign-in is waited for),
+BMAD_CONTRACT_TIMEOUT_MS (the completion contract's time limit, default 120000), BMAD_RUN_TIMEOUT_MS (a skill script's, default 120000).
 Exit status 70, from any command: an unexpected failure, said in one line on stderr.`;
 
 /** The embedded bundle: beside the built CLI (dist/bundle), or the repository's bmad-bundle/. Found here, in the entry

@@ -396,7 +396,7 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
       }
       if (!removed.ok && !removed.refused) {
         failure = `${step.path}: ${removed.error}`;
-        unanswered = true;
+        unanswered = !removed.denied;
         break;
       }
       state.files.delete(step.path);
@@ -413,9 +413,10 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
     }
     if (!written.ok) {
       failure = `${step.path}: ${written.error}`;
-      unanswered = true;
-      // It may have landed before the answer was lost: the next pull or push asks the remote.
-      (state.sent ??= new Map()).set(step.path, step.sha256);
+      // Unless the server turned it away (review 333: a read-only token's 403 was told it may have landed), it may
+      // have landed before the answer was lost: the next pull or push asks the remote.
+      unanswered = !written.denied;
+      if (unanswered) (state.sent ??= new Map()).set(step.path, step.sha256);
       break;
     }
     state.files.set(step.path, pushedRecord(state.files.get(step.path), written.value, step.sha256));
@@ -427,8 +428,10 @@ async function apply(o: SyncOptions, state: SyncState, steps: Step[], report: Re
   if (failure || !saved.ok) {
     // Not "nothing was sent" of a change that may have landed (review 211).
     const maybe = unanswered ? " The change may have reached the remote before the answer was lost: push again (or pull) finds out." : "";
-    const done = sent ? `${maybe} The files above were sent before it stopped; push again to send the rest.` : unanswered ? `${maybe} Nothing else was sent.` : " Nothing was sent.";
-    return { ok: false, error: `${sentence(failure ?? `cannot record the push: ${saved.ok ? "" : saved.error}`)}${done}`, refusals: refused, report };
+    const why = failure ?? `cannot record the push: ${saved.ok ? "" : saved.error}`;
+    if (!sent && !unanswered) return { ok: false, error: `Nothing was sent: ${sentence(why)}`, refusals: refused, report };
+    const done = sent ? `${maybe} The files above were sent before it stopped; push again to send the rest.` : `${maybe} Nothing else was sent.`;
+    return { ok: false, error: `${sentence(why)}${done}`, refusals: refused, report };
   }
   if (refused.length) return { ok: false, error: `The remote refused the files below, each for the reason it gives; ${sent ? "the files above were sent" : "nothing was sent"}.`, refusals: refused, report };
   // A file named after --force, or made or changed here, and held back is no success for a script that checks the exit

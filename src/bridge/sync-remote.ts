@@ -2,7 +2,7 @@
 // if_version): what pull and push need, nothing more. Every answer is outside data: parsed with zod, each path
 // checked like the workspace checks paths, and the paths that would reach into a repository's machinery
 // (.git, this folder's .bmad-mcp) refused, so a hostile server cannot place a file where it must not go.
-import { type Client, UnauthorizedError } from "@modelcontextprotocol/client";
+import { type Client, SdkHttpError, UnauthorizedError } from "@modelcontextprotocol/client";
 import * as z from "zod";
 import { MAX_FILE_BYTES, MAX_FILES, MAX_LISTED } from "../core/workspace/limits.js";
 import { changeRefusal, checkWorkspacePath, foldPath, printable, showTwins, TWIN_DIFFERENCE } from "../core/workspace/paths.js";
@@ -32,9 +32,10 @@ export interface RemoteContent extends RemoteFile {
   /** Whose lines, as the server names them. */
   others?: ByOthers;
 }
-/** `refused`: the remote answered and said no to this one call (a rerun meets the same answer); otherwise the call
- *  itself failed (the connection, the deadline). */
-export type Remote<T> = Result<{ value: T }, { refused?: true }>;
+/** `refused`: the remote answered and said no to this one call (a rerun meets the same answer); `denied`: it turned
+ *  the request away before any tool ran (a token or sign-in that does not allow it, another 4xx), so nothing changed;
+ *  otherwise the call itself failed (the connection, the deadline) and may have done its work. */
+export type Remote<T> = Result<{ value: T }, { refused?: true; denied?: true }>;
 
 const LISTING = z.object({ total: z.number().int().min(0), files: z.array(z.object({ path: z.string(), version: z.number().int().min(1) })).max(MAX_FILES), folders: z.array(z.string()).max(MAX_FILES).optional() });
 /** Who made a version, as the server names them (one line; another shape is none). */
@@ -103,7 +104,11 @@ export class RemoteWorkspace {
       }
     } catch (error) {
       const why = this.deadline.aborted ? `the remote took more than ${SYNC_DEADLINE_MS / 60_000} minutes in all; check that it is up, then run the command again` : remoteText((error as Error).message);
-      return { ok: false, error: `${TOOL.bmadFiles} ${String(args.action)} failed: ${why}` };
+      const failed = `${TOOL.bmadFiles} ${String(args.action)} failed: ${why}`;
+      if (this.deadline.aborted || !(error instanceof UnauthorizedError || (error instanceof SdkHttpError && error.status >= 400 && error.status < 500))) return { ok: false, error: failed };
+      // Still refused after the browser's sign-in: the user allowed less than the call needs.
+      const fix = error instanceof UnauthorizedError ? "; sign in again, allowing what it asks (a push needs bmad:write)" : "";
+      return { ok: false, error: `${failed}${fix}`, denied: true };
     }
     const text = textOf(result);
     return result.isError ? { ok: false, error: remoteText(text) || "the remote refused without saying why", refused: true } : { ok: true, value: { text, structured: result.structuredContent } };

@@ -1,6 +1,6 @@
 // Pull and push signed in with a bearer token from the environment (CI, scripts): no browser, no credentials
 // file. Only from the environment: a token on the command line is in `ps` for every user of the machine.
-import { StreamableHTTPClientTransport, type Client } from "@modelcontextprotocol/client";
+import { SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, type Client } from "@modelcontextprotocol/client";
 import { bridgeClient } from "./remote-link.js";
 import type { Result } from "../core/result.js";
 import { boundedFetch, remoteText } from "./bounded-fetch.js";
@@ -9,18 +9,19 @@ import { TOKEN_ENV } from "./token-env.js";
 export { TOKEN_ENV } from "./token-env.js";
 
 /** A client connected to `url` that sends `token` with every request. A refusal of the token (401), or of a call
- *  it does not allow (403 insufficient_scope), fails the request with a sentence naming `variable`. */
+ *  it does not allow (403 insufficient_scope), fails the request with a sentence naming `variable`, as the HTTP
+ *  error it is: the server answered, and nothing it was asked to change changed. */
 export async function tokenClient(url: URL, token: string, variable: string, asks = false): Promise<Client> {
   const bounded = boundedFetch();
   const withToken: typeof fetch = async (input, init) => {
     const headers = new Headers(init?.headers);
     headers.set("authorization", `Bearer ${token}`);
     const response = await bounded(input, { ...init, headers });
-    if (response.status === 401) throw new Error(`the server refused the token in ${variable} (expired, revoked, or issued by another server): get a new one`);
+    if (response.status === 401) throw new SdkHttpError(SdkErrorCode.ClientHttpAuthentication, `the server refused the token in ${variable} (expired, revoked, or issued by another server): get a new one`, { status: 401 });
     const challenge = response.headers.get("www-authenticate") ?? "";
     if (response.status === 403 && challenge.includes("insufficient_scope")) {
       const scope = /scope="([^"]*)"/.exec(challenge)?.[1];
-      throw new Error(`the token in ${variable} does not allow this${scope ? `: it needs the scopes ${scope}` : ""} (a push needs bmad:write)`);
+      throw new SdkHttpError(SdkErrorCode.ClientHttpForbidden, `the token in ${variable} does not allow this${scope ? `: it needs the scopes ${scope}` : ""} (a push needs bmad:write): get one that allows it`, { status: 403 });
     }
     return response;
   };

@@ -824,8 +824,12 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
     const readOnly = await ciSync("push", read);
     expect(readOnly.stderr).not.toMatch(/in your browser/);
     expect(readOnly.code).toBe(1);
-    expect(readOnly.stderr).toContain("the token in BMAD_MCP_TOKEN does not allow this: it needs the scopes bmad:read bmad:write");
+    // The server answered and refused: nothing was sent, and nothing is noted as maybe sent (review 333).
+    expect(readOnly.stderr).toContain("bmad-mcp push: Nothing was sent: _bmad-output/ci-note.md: bmad-files write failed: the token in BMAD_MCP_TOKEN does not allow this: it needs the scopes bmad:read bmad:write (a push needs bmad:write): get one that allows it.\n");
+    expect(readOnly.stderr).not.toContain("may have reached the remote");
     expect((await files({ action: "read", path: "_bmad-output/ci-note.md" })).isError).toBe(true);
+    const afterRefusal = await loadState(ci);
+    expect(afterRefusal.ok && afterRefusal.state?.sent?.size).toBeFalsy();
 
     const write = (await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write" })).access_token;
     const pushed = await ciSync("push", write);
@@ -1564,7 +1568,7 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   writeFileSync(join(target, "_bmad-output/llm.yaml"), "model: big\nopenai_api_key: sk-live-abcdefghijklmnop1234\n");
   writeFileSync(join(target, "_bmad-output/agents.json"), '{"name": "deploy", "password": "hunter2hunter2"}\n');
   writeFileSync(join(target, "_bmad/credentials.yaml"), "api_key: sk-live-abcdefghijklmnop1234\n");
-  writeFileSync(join(target, "_bmad-output/conftest.py"), "import os\n");
+  writeFileSync(join(target, "_bmad-output/helpers.py"), "import os\n");
   writeFileSync(join(target, "_bmad-output/notes.jsonl"), '{"service": "billing", "api_key": "sk-live-abcdefghijklmnop1234"}\n');
   writeFileSync(join(target, "_bmad-output/credentials.csv"), "service,password\nbilling,hunter2hunter2\n");
   writeFileSync(join(target, "_bmad-output/keys.md"), "# Setup\n\nOur key for now: AKIAABCDEFGHIJKLMNOP, rotate it later.\n");
@@ -1602,7 +1606,7 @@ it("pushes new files only from BMAD's own folders, whatever the remote listed, a
   expect(held.stderr).toMatch(/, made or changed here, were held back for the reason above; the files above were sent\.\n$/);
   expect(lineOf(held.stdout, "held", "_bmad-output/llm.yaml")).toMatch(/ \(holds secret-looking keys/);
   expect(lineOf(held.stdout, "held", "_bmad-output/agents.json")).toMatch(/ \(holds secret-looking keys/);
-  expect(lineOf(held.stdout, "held", "_bmad-output/conftest.py")).toMatch(/ \(not a document/);
+  expect(lineOf(held.stdout, "held", "_bmad-output/helpers.py")).toMatch(/ \(not a document/);
   expect(lineOf(held.stdout, "held", "_bmad-output/notes.jsonl")).toMatch(/ \(holds secret-looking keys/);
   expect(lineOf(held.stdout, "held", "_bmad-output/keys.md")).toMatch(/ \(holds what looks like a secret \(line 3[,)]/);
   expect(lineOf(held.stdout, "held", "_bmad-output/setup.md")).toMatch(/ \(holds what looks like a secret/);

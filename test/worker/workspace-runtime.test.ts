@@ -498,7 +498,7 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     // story back (review 299: only the pull was named, and not how to get bmad-mcp). The model moves no story on its
     // own word (review 231: dev-story marked its story in-progress, then told the user); the user's word does.
     const codeLine = (skill: string) =>
-      `- This workspace holds documents, not code: steps that read or change code, or run git, builds or tests, run in the user's clone. Say so before such a step, with the loop there: \`npx bmad-mcp pull --remote ${ORIGIN}/mcp --project ${project}\`, ${skill} with \`npx bmad-mcp\` as MCP server, \`npx bmad-mcp push\` (same arguments) to send its changes here. Never say code work was done here; move a story only when the user says its work landed.`;
+      `- This workspace holds documents, not code: steps on code, git, builds, tests run in the user's clone. Say so before one, with the loop (B: \`node /path/to/bmad-mcp/dist/bridge.js\`, a clone of this project: docs/bridge.md): \`B pull --remote ${ORIGIN}/mcp --project ${project}\`, ${skill} with B as MCP server, \`B push\` (same arguments) sends changes back. Never say code work was done here; move a story only when the user says it landed.`;
     expect((await ada.call(TOOL.bmad, { command: "*dev-story", project })).text).toContain(codeLine("bmad-dev-story"));
     // bmad-build's entry only hands off to render_skill.py: the git and the diff are in the steps it loads later.
     expect((await ada.call(TOOL.bmad, { command: "*build", project })).text).toContain(codeLine("bmad-build"));
@@ -606,7 +606,7 @@ describe("a skill's script that is nowhere", () => {
     await runInDurableObject(stub, (_, state) => void state.storage.sql.exec("INSERT INTO files (path, version, size, sha256, updated_at, author) VALUES (?, 1, 0, '', '', 'seed')", "_bmad/custom/tool/scripts/own.py"));
     await evictDurableObject(stub);
     const own = await ada.call(TOOL.bmadRun, { command: "uv run {project-root}/_bmad/custom/tool/scripts/own.py", project: pushed });
-    expect(own.text).toMatch(/^own\.py is the skill's own Python script: it runs on the bmad-mcp bridge/);
+    expect(own.text).toMatch(/^own\.py is the skill's own Python script: it runs on the bmad-mcp bridge in your project \(`node \/path\/to\/bmad-mcp\/dist\/bridge\.js`, a clone of this project: docs\/bridge\.md\), not on this server\./);
   });
 });
 

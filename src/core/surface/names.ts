@@ -34,3 +34,7 @@ export const RESOURCE = {
   configCurrent: "bmad://config/current",
   manifestPrefix: "bmad://manifests/",
 } as const;
+
+/** How the user starts the bridge, wherever an answer names it: the npm name `bmad-mcp` is not this project's yet, so
+ *  `npx bmad-mcp` would run a stranger's package (review 333; docs/bridge.md). */
+export const BRIDGE = { command: "node /path/to/bmad-mcp/dist/bridge.js", from: "a clone of this project: docs/bridge.md" } as const;

@@ -6,7 +6,7 @@ import { dumps } from "../runtime/py-json.js";
 import { selectKeys } from "../runtime/resolve-config.js";
 import { SHARED_SCRIPTS, SKILL_SCRIPTS } from "../runtime/scripts.js";
 import { isOneLine } from "../lines.js";
-import { TOOL } from "./names.js";
+import { BRIDGE, TOOL } from "./names.js";
 import { workspaceFsRoot } from "../workspace/paths.js";
 import { customValueLine, type SkillRender } from "./skill-render.js";
 
@@ -195,7 +195,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
  *  brings the story back), and that the model moves no story on its own word (review 231: dev-story marked its story
  *  in-progress here); the user's word or board click does (review 299: "move no story here" was untrue of the board). */
 function codeWorkLine(files: FilesAccess, skill: string): string {
-  if (files.kind === "workspace") return `- This workspace holds documents, not code: steps that read or change code, or run git, builds or tests, run in the user's clone. Say so before such a step, with the loop there: \`npx bmad-mcp pull --remote ${files.pullFrom ?? "<this server's /mcp URL>"} --project ${files.project}\`, ${skill} with \`npx bmad-mcp\` as MCP server, \`npx bmad-mcp push\` (same arguments) to send its changes here. Never say code work was done here; move a story only when the user says its work landed.`;
+  if (files.kind === "workspace") return `- This workspace holds documents, not code: steps on code, git, builds, tests run in the user's clone. Say so before one, with the loop (B: \`${BRIDGE.command}\`, ${BRIDGE.from}): \`B pull --remote ${files.pullFrom ?? "<this server's /mcp URL>"} --project ${files.project}\`, ${skill} with B as MCP server, \`B push\` (same arguments) sends changes back. Never say code work was done here; move a story only when the user says it landed.`;
   // How the user sets up the contract is bmad-run's answer to a test line, not every render's (context is paid for).
   const checks = files.contract && !contractToDo(files.contract)
     ? `tests and builds: ${TOOL.runCompletionContract} runs this project's checks (its ${CONTRACT_SCRIPT})`

@@ -3,7 +3,7 @@
 // contract is kept in the failure museum as CC-FAIL.
 import * as z from "zod";
 import { CONTEXT_SECTIONS, STACKS, type SurfaceDeps } from "../deps.js";
-import { TOOL } from "../names.js";
+import { BRIDGE, TOOL } from "../names.js";
 import { PLANNED_NOTE, projectContext, workspaceReader } from "../../memory/project-context.js";
 import { done, fail } from "../outcome.js";
 import { defineTool, READ_ONLY } from "../tool.js";
@@ -17,7 +17,7 @@ import { memoryLine, newMemory, projectField, shownEntry } from "./memory.tools.
 
 function noProject(tool: string) {
   // A command, not a path in this repository, which the user of a remote server has not got (review 213).
-  return fail(`${tool} needs your project's files: run it through the bmad-mcp bridge in your project (\`npx bmad-mcp --project /path/to/project\`, in the MCP client's config).`);
+  return fail(`${tool} needs your project's files: run it through the bmad-mcp bridge in your project (\`${BRIDGE.command} --project /path/to/project\` in the MCP client's config; ${BRIDGE.from}).`);
 }
 
 export const runCompletionContract = defineTool({

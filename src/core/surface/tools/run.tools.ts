@@ -14,7 +14,7 @@ import { runAnswer } from "./run-answer.js";
 import { composerNote } from "../composer.js";
 import { contractToDo } from "../runtime-block.js";
 import type { SurfaceDeps } from "../deps.js";
-import { TOOL } from "../names.js";
+import { BRIDGE, TOOL } from "../names.js";
 import { fail, type ToolOutcome } from "../outcome.js";
 import { customLayers } from "../render.js";
 import { baseName } from "../../runtime/py-path.js";
@@ -448,7 +448,7 @@ async function needsBridge(reader: BundleReader, fsScript: string, name: string)
   const bundleDir = fsScript.startsWith(`${BUNDLE_MOUNT}/`) ? fsScript.slice(BUNDLE_MOUNT.length + 1).replace(/\/scripts\/[^/]+$/, "") : undefined;
   const fallback = bundleDir ? await skillFallback(reader, bundleDir, name) : undefined;
   return fail(
-    `${name} is the skill's own Python script: it runs on the bmad-mcp bridge in your project (npx bmad-mcp), not on this server. ` +
+    `${name} is the skill's own Python script: it runs on the bmad-mcp bridge in your project (\`${BRIDGE.command}\`, ${BRIDGE.from}), not on this server. ` +
       (fallback ? `The skill's fallback: "${fallback}"` : "The skill gives no fallback for it: do that step by hand as the skill's text describes."),
   );
 }
