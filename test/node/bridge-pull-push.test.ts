@@ -829,7 +829,8 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
     expect(readOnly.stderr).not.toContain("may have reached the remote");
     expect((await files({ action: "read", path: "_bmad-output/ci-note.md" })).isError).toBe(true);
     const afterRefusal = await loadState(ci);
-    expect(afterRefusal.ok && afterRefusal.state?.sent?.size).toBeFalsy();
+    expect(afterRefusal.ok).toBe(true);
+    expect(afterRefusal.ok && (afterRefusal.state?.sent?.size ?? 0)).toBe(0);
 
     const write = (await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write" })).access_token;
     const pushed = await ciSync("push", write);
