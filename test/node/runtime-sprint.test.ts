@@ -150,6 +150,9 @@ describe("sprint_plan.py", () => {
       ...F.STAMPS.slice(0, 2).map((stamp) => status(`generated: ${stamp}\nlast_updated: ${stamp}\nproject: P\ndevelopment_status:\n  epic-1: done\naction_items:\n  - status: ${stamp}\n`, "status", "--date", "08-01-2026 14:30")),
       status(F.MERGED, "status", "--date", "08-01-2026 14:30"),
       status(F.MERGED, "validate"),
+      // A tagged scalar is ruamel's TaggedScalar, equal to no status; a core tag makes the plain value (review 335).
+      status(F.TAGGED, "status", "--date", "08-01-2026 14:30"),
+      status(F.TAGGED, "validate"),
       status(undefined, "validate"),
       status("- a\n- b\n", "validate"),
       status("", "validate"),
@@ -166,7 +169,10 @@ describe("sprint_plan.py", () => {
 
   it("reports bad YAML as the Python does", async () => {
     // Review 97: an undefined alias, a date datetime refuses, a merge of a scalar, and what ruamel's scanner refuses.
-    const bad = ["development_status: [unclosed\n", "a: 1\na: 2\n", "a: 1\n---\nb: 2\n", "key: 'open\n", `${F.HEAD}other: *alias\n`, `${F.HEAD}other: 2026-02-30\n`, `${F.HEAD}development_status:\n  <<: 5\n`, ...F.REFUSED];
+    // Keys are told apart by their Python value: `~` and `null`, `2` and `0x2`, `1.0` and `true` are one key; a
+    // `!!str` key (a TaggedScalar) is no other (review 335).
+    const twice = ["~: a\n  null: b", "2: a\n  0x2: b", "1.0: a\n  true: b", "true: a\n  True: b", ".nan: a\n  .NaN: b", "epic-1: done\n  !!str epic-1: done"];
+    const bad = [...twice.map((keys) => `${F.HEAD}development_status:\n  ${keys}\n`), "development_status: [unclosed\n", "a: 1\na: 2\n", "a: 1\n---\nb: 2\n", "key: 'open\n", `${F.HEAD}other: *alias\n`, `${F.HEAD}other: 2026-02-30\n`, `${F.HEAD}development_status:\n  <<: 5\n`, ...F.REFUSED];
     await expectSame(F.SPRINT_PLAN, sprintPlan, [...bad.map((body) => ({ files: { "s.yaml": body }, args: ["validate", "--status-file", "s.yaml"] })), ...bad.map((body) => gen(body))], true);
   });
 });
@@ -185,6 +191,7 @@ describe("sprint_status.py", () => {
       upd(F.RETRO_FIXTURE.replace(/: done/g, ": review"), "detect-epic"),
       upd(F.COMMENTED, "detect-epic"),
       upd(F.MERGED, "detect-epic"),
+      upd(F.TAGGED, "detect-epic"),
       upd(F.TEMPLATE, "detect-epic"),
       upd("- a\n- b\n", "detect-epic"),
       upd("development_status: [a]\n", "detect-epic"),
@@ -238,6 +245,15 @@ describe("sprint_status.py", () => {
       upd("b: &b {epic-1: done, 1-1-a: in-progress}\ndevelopment_status:\n  !!merge <<: *b\n  epic-1-retrospective: optional\n", "--set-retro-done"),
       // Keys with a line break or past 127 characters written as `? key` / `: value` (review 281: `"1-6-a\Lb": backlog`).
       upd(F.EXPLICIT_KEYS, "--set-retro-done"),
+      // A blank line after a flow collection stays after its value, a block one too once `[]` gains items; a null key
+      // is written `null`; a core tag is dropped, a `!!str` or custom one kept (review 335).
+      ...["--set-retro-done", "--add-action"].map((flag) => upd(F.FLOW_BLANKS, flag, ...(flag === "--add-action" ? ['[{"action":"New","owner":"Bob"}]'] : []))),
+      upd(`${F.HEAD}development_status: {epic-1: done}\n\naction_items: []\n\nz: 1\n`, "--add-action", '[{"action":"New"}]'),
+      // After the document's last flow collection or alias, the comments are the document's: written after the keys
+      // the run adds, an alias's line comment on a line of its own.
+      ...["more: [1]\n\n# c\n", "more: [1] # e\n\n# c\n", "other: &x {a: 1}\nmore: *x # e\n\n# c\n", "l:\n  - [1]\n\n# c\n"].map((tail) => upd(`project: P\ndevelopment_status:\n  epic-1: done\n${tail}`, "--add-action", '[{"action":"New"}]')),
+      ...["~", "Null", "!!null x"].map((key) => upd(`${F.HEAD}development_status:\n  ${key}: done # c\n  epic-1-retrospective: optional\n`, "--set-retro-done")),
+      upd(F.TAGGED, "--set-retro-done"),
       upd("# header\ndevelopment_status:\n  1-1-a: done\n  epic-1-retrospective: optional\n\n# Action items\naction_items:\n  - epic: 1\n    action: \"Pre-existing item\"\n    owner: \"Charlie\"\n    status: open\n", "--set-retro-done", "--add-action", '[{"action":"New item","owner":"Amelia"}]'),
       upd("# header\ndevelopment_status:\n  1-1-a: done\n  epic-1-retrospective: optional\naction_items:\n- id: \"legacy\"\n  epic: 1\n  action: \"written by the old code\"\n  status: open\n", "--set-retro-done"),
       upd("development_status:\n  epic-1-retrospective: optional\naction_items: 5\n", "--set-retro-done"),
@@ -284,6 +300,16 @@ it("refuses a status file with an !!omap in JSON, never a crash", async () => {
     expect(run.stderr).toBe("");
     expect(run.stdout).toContain("the port does not read !!omap");
   }
+});
+
+// Review 335: a key that is a mapping or list (which ruamel reads) is refused in words that say so, not as bad YAML's
+// "unsupported complex key"; a long key is read.
+it("refuses a key that is a mapping or list, naming it, and reads a key of 130 characters", async () => {
+  const { loadYaml } = await import("../../src/core/runtime/sprint-yaml.js");
+  for (const text of ["development_status:\n  ? complex: yes\n  : done\n", "development_status:\n  [x]: done\n"]) {
+    expect(loadYaml(text)).toEqual({ error: expect.stringMatching(/^a key that is a mapping or list .* is not supported here/) });
+  }
+  expect("doc" in loadYaml(`development_status:\n  ${"k".repeat(130)}: done\n`)).toBe(true);
 });
 
 it("registers both ports by skill and file name", () => {

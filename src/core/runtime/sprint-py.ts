@@ -13,7 +13,7 @@ import { decodeUtf8, osError, readBytes, replaceIfUnchanged, statPath } from "./
 import { fsPath, joinPath } from "./py-path.js";
 import { universalNewlines } from "./py-str.js";
 import { stampOf, stampRepr, stampStr } from "./sprint-yaml-time.js";
-import { loadYaml, type YDoc, type YMapNode, type YScalar, type YValue } from "./sprint-yaml.js";
+import { floatValue, intValue, loadYaml, type YDoc, type YMapNode, type YScalar, type YValue } from "./sprint-yaml.js";
 
 /** print(json.dumps(value)) and sys.exit(code), thrown from anywhere in a command. */
 export class Emit {
@@ -102,6 +102,7 @@ export function toPy(v: YValue): PyValue {
   if (d.kind === "alias") return toPy(d.target);
   switch (d.tag) {
     case "str":
+    case "tagged": // str(TaggedScalar), as json.dumps(default=str) writes it
       return d.text;
     case "null":
       return null;
@@ -114,24 +115,6 @@ export function toPy(v: YValue): PyValue {
     default:
       return stampStr(stampOf(d.text));
   }
-}
-
-function intValue(text: string): bigint {
-  const t = text.replace(/_/g, "");
-  const sign = t.startsWith("-") ? -1n : 1n;
-  const body = t.replace(/^[-+]/, "");
-  if (/^0[bB]/.test(body)) return sign * BigInt(body);
-  if (/^0[xX]/.test(body)) return sign * BigInt(body);
-  if (/^0o/.test(body)) return sign * BigInt(`0o${body.slice(2)}`);
-  // YAML 1.2, as ruamel reads it: `017` is seventeen (review 97: read as octal, `project_key: 017` was written '15').
-  return sign * BigInt(body);
-}
-
-function floatValue(text: string): number {
-  const t = text.replace(/_/g, "").toLowerCase();
-  if (t.endsWith("nan")) return NaN;
-  if (t.endsWith("inf")) return t.startsWith("-") ? -Infinity : Infinity;
-  return Number(t);
 }
 
 /** A dict key as json.dumps writes it. */
@@ -151,6 +134,7 @@ export function pyReprOf(v: YValue): string {
   const p = toPy(v);
   const d = deref(v)!;
   if (d.kind === "scalar" && d.tag === "timestamp") return stampRepr(stampOf(d.text));
+  if (d.kind === "scalar" && d.tag === "tagged") return `TaggedScalar(value=${repr(d.text)}, style=${d.style ? repr(d.style) : "None"}, tag=Tag(${repr(d.explicitTag!)}))`;
   return pyRepr(p);
 }
 
@@ -163,6 +147,7 @@ export function typeNameOf(v: YValue): string {
   if (d.kind === "seq") return "CommentedSeq";
   if (d.kind === "alias") return typeNameOf(d.target);
   if (d.tag === "str") return SCALAR_TYPES[d.style] ?? "str";
+  if (d.tag === "tagged") return "TaggedScalar";
   if (d.tag === "null") return "NoneType";
   if (d.tag === "bool") return "bool";
   if (d.tag === "float") return "ScalarFloat";
@@ -178,7 +163,9 @@ export function hashable(v: YValue): YValue {
   return d;
 }
 
-/** A title as a key or id part: \w runs kept (lowercased), the rest one "-", cut to maxlen; a hash when nothing is left. */
+/** A title as a key or id part: \w runs kept (lowercased), the rest one "-", cut to maxlen; a hash when nothing is left.
+ *  Python's re and str.lower use the Unicode of its release (14 in Python 3.11), V8 its own (17 in 2026): a letter or
+ *  digit assigned since is kept here and dropped there. Not pinned to Python's tables, which would age the same way. */
 export async function slugify(text: string, maxlen: number): Promise<string> {
   const strip = (s: string) => stripChars(s, "-");
   let slug = strip(text.toLowerCase().replace(/[^\p{L}\p{N}_]+/gu, "-"));

@@ -38,6 +38,8 @@ export function dumpYaml(doc: YDoc): string {
     node(w, root, 0, false);
     w.lineBreak();
   }
+  if (doc.end?.eol) w.out += `${" ".repeat(doc.end.eol.column)}${doc.end.eol.text}\n`;
+  for (const line of doc.end?.lines ?? []) w.out += `${line}\n`;
   if (w.openEnded) {
     w.indent = 0;
     w.indicator("...", true);
@@ -236,10 +238,11 @@ function scalarOrFlow(w: DocWriter, s: YScalar, indent: number, simpleKey: boole
 
 /** The text ruamel's representer gives a scalar and the style its emitter picks (choose_scalar_style). */
 function presented(s: YScalar, simpleKey: boolean): [string, Style] {
-  if (s.tag === "null") return ["", ""];
+  // None is written empty as a value, `null` as a key (whatever its text was: `~`, `Null`).
+  if (s.tag === "null") return [simpleKey ? "null" : "", ""];
   if (s.tag === "bool") return [/^t/i.test(s.text) ? "true" : "false", ""];
   if (s.tag === "int") return [/^[-+]?[1-9][0-9]*$|^[-+]?0$/.test(s.text) ? BigInt(s.text).toString() : s.text, ""];
-  if (s.tag === "float") return [/nan|inf/i.test(s.text) ? s.text.toLowerCase() : s.text, ""];
+  if (s.tag === "float") return [/nan|inf/i.test(s.text) ? s.text.toLowerCase() : s.text, s.explicitTag ? "'" : ""];
   if (s.tag === "timestamp") return [stampDump(stampOf(s.text)), ""];
   const a = analyze(s.text);
   if (s.style === '"') return [s.text, '"'];

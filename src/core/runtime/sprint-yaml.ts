@@ -4,11 +4,14 @@
 // it follows (so replacing a collection drops the comments inside it, as ruamel does). sprint-yaml-emit.ts writes it.
 import { type Node as YNode, Scalar, YAMLMap, YAMLSeq, Alias, YAMLParseError, type Pair } from "yaml";
 import { PyError } from "./py-json.js";
-import { parseStamp } from "./sprint-yaml-time.js";
+import { repr as pyQuote } from "./py-str.js";
+import { parseStamp, stampOf, stampStr } from "./sprint-yaml-time.js";
 import { composeUntilError, tooHeavyToParse, tooManyQuotes } from "../yaml.js";
 
 export type Style = "" | "'" | '"' | "|" | ">";
-export type ScalarTag = "str" | "int" | "float" | "bool" | "null" | "timestamp";
+/** "tagged": ruamel's TaggedScalar, what a `!!str` or unknown tag (`!custom`) makes of a scalar: its str() is its text,
+ *  but it equals no str (nor any other value but itself). */
+export type ScalarTag = "str" | "int" | "float" | "bool" | "null" | "timestamp" | "tagged";
 
 /** A scalar: its Python type, its text (the string, or the source of a number or timestamp) and style. */
 export interface YScalar {
@@ -34,8 +37,8 @@ export interface YAliasNode {
 export interface Chunk {
   eol?: { text: string; column: number };
   lines: string[];
-  /** After an empty value (`key:`) with no comment on its line: ruamel writes these lines after whatever value the key
-   *  is given, a block collection too (review 97). */
+  /** After an empty value (`key:`) or a flow collection with no comment on its line: ruamel writes these lines after
+   *  whatever value the key is given, a block collection too (review 97). */
   trailing?: boolean;
 }
 
@@ -83,6 +86,10 @@ export interface YDoc {
   /** The comment lines before the first token, after a `---` (yaml_set_start_comment writes them too). */
   start: string[];
   root: YValue | null;
+  /** The comments after the document's last token where ruamel keeps them as the document's own, written after all
+   *  of it (keys added too): after a flow collection with no comment on its line, or an alias (its line comment then
+   *  on a line of its own, at its column). */
+  end?: Chunk;
 }
 
 // ruamel's VersionedResolver for YAML 1.2: which plain scalars are not strings. Anchored alternations of single
@@ -115,6 +122,15 @@ const KEY_LINE = /:(?=[ \t\r\n,}]|$)/g;
 const STYLES: Record<string, Style> = { PLAIN: "", QUOTE_SINGLE: "'", QUOTE_DOUBLE: '"', BLOCK_LITERAL: "|", BLOCK_FOLDED: ">" };
 const CORE = "tag:yaml.org,2002:";
 const NON_PRINTABLE = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+/** The core tags ruamel constructs as their types; `!!str` and any other tag make a TaggedScalar. */
+const EXPLICIT_TAGS = new Map<string, ScalarTag>((["int", "float", "bool", "null", "timestamp"] as const).map((t) => [CORE + t, t]));
+/** What ruamel's constructor for a core tag raises on text it cannot read as that type. */
+const TAG_ERRORS: Partial<Record<ScalarTag, (text: string) => [string, string]>> = {
+  int: (text) => ["ValueError", `invalid literal for int() with base 10: ${pyQuote(text)}`],
+  float: (text) => ["ValueError", `could not convert string to float: ${pyQuote(text)}`],
+  bool: (text) => ["KeyError", pyQuote(text)],
+  timestamp: (text) => ["ConstructorError", `failed to construct timestamp from "${text}"`],
+};
 const UNREAD_TAGS = new Set(["omap", "pairs", "set", "binary"].map((t) => CORE + t));
 
 class DuplicateKey extends Error {}
@@ -143,7 +159,7 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
   const lineStart = (at: number) => text.lastIndexOf("\n", at - 1) + 1;
   // Every item's chunk runs from the end of its last token to the line of the next token.
   const tokenStarts: number[] = [];
-  const slots: Array<{ end: number; owner: { chunk?: Chunk }; empty?: boolean }> = [];
+  const slots: Array<{ end: number; owner: { chunk?: Chunk }; trailing?: boolean; last?: "flow" | "alias" }> = [];
   const anchors = new Map<string, YValue>();
   // Where a tab may stand: in a quoted or block scalar, or a flow collection (ruamel skips tabs there only).
   const tabSpans: Array<[number, number]> = [];
@@ -154,23 +170,30 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
     const style = STYLES[node.type ?? "PLAIN"] ?? "";
     if (style) tabSpans.push([node.range![0], node.range![1]]);
     // The yaml package reads `!!merge <<` as a symbol: its text is `<<` (review 105: written back as `Symbol(<<)`).
-    const raw = typeof node.value === "symbol" ? (node.value.description ?? "") : String(node.value ?? "");
+    // It reads `!!timestamp` as a Date: the text is its token's, unquoted (a timestamp holds no escapes).
+    const stampSource = () => ((node.srcToken as { source?: string } | undefined)?.source ?? "").replace(/^(["'])(.*)\1$/s, "$2");
+    const raw = typeof node.value === "symbol" ? (node.value.description ?? "") : node.value instanceof Date ? stampSource() : String(node.value ?? "");
     let tag: ScalarTag = "str";
     const explicit = node.tag;
-    if (explicit) tag = explicit === `${CORE}int` ? "int" : explicit === `${CORE}float` ? "float" : explicit === `${CORE}bool` ? "bool" : explicit === `${CORE}null` ? "null" : "str";
-    else if (style === "") {
+    if (explicit) {
+      tag = EXPLICIT_TAGS.get(explicit) ?? "tagged";
+      const refused = TAG_ERRORS[tag];
+      if (refused && resolvePlain(raw) !== tag && !(tag === "float" && resolvePlain(raw) === "int")) throw new PyError(...refused(raw));
+    } else if (style === "") {
       const resolved = resolvePlain(raw);
       tag = resolved === "other" ? "str" : resolved;
     }
     // datetime's own checks, at load as ruamel's (review 97: `2026-02-30` is a ValueError).
     const stamp = tag === "timestamp" ? parseStamp(raw) : undefined;
     if (stamp && "error" in stamp) throw new PyError("ValueError", stamp.error);
-    const out: YScalar = { kind: "scalar", tag, text: raw, style: tag === "str" ? style : "" };
+    const out: YScalar = { kind: "scalar", tag, text: raw, style: tag === "str" || tag === "tagged" ? style : "" };
     if (out.style === ">") {
       const folds = foldsOf(raw, node.srcToken as { indent: number; props: Array<{ type: string; source: string }>; source: string } | undefined);
       if (folds.length) out.folds = folds;
     }
-    if (explicit) out.explicitTag = explicit;
+    // ruamel makes a core-tagged scalar the plain Python value, its tag gone; a float whose text reads as no float
+    // (`!!float 1`) is written back with it.
+    if (explicit && (tag === "tagged" || (tag === "float" && resolvePlain(raw) !== "float"))) out.explicitTag = explicit;
     if (node.anchor) out.anchor = node.anchor;
     return out;
   };
@@ -192,17 +215,17 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
       // An empty `{}` or `[]` keeps no style: items added to it are written in block style, as ruamel writes them.
       const map: YMapNode = { kind: "map", items: [], flow: Boolean(node.flow) && node.items.length > 0, ...props(node) };
       if (node.flow) tabSpans.push([node.range![0], node.range![1]]);
-      const keys = new Set<unknown>();
+      const keys = new Set<string>();
       for (const pair of node.items as Array<Pair<YNode, YNode>>) {
-        const key = pair.key instanceof Scalar ? pair.key.value : pair.key;
         const entry = item(pair, Boolean(node.flow), fallbackEnd);
         if (isMergeKey(pair.key)) {
           if (map.merge) throw new PyError("DuplicateKeyError", 'found duplicate merge key "<<"');
           map.merge = { at: map.items.length, item: entry };
           continue;
         }
-        if (keys.has(key)) throw new DuplicateKey();
-        keys.add(key);
+        const key = keyIdentity(entry.key);
+        if (key !== undefined && keys.has(key)) throw new DuplicateKey();
+        if (key !== undefined) keys.add(key);
         map.items.push(entry);
       }
       if (map.merge) merge(map, map.merge.item.value, mergeBudget);
@@ -215,7 +238,7 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
         const dash = cst[i]?.start.find((t) => t.type === "seq-item-ind");
         if (dash) tokenStarts.push(dash.offset);
         const entry: YSeqItem = { value: convert(value, dash ? dash.offset + 1 : fallbackEnd) };
-        if (!node.flow) slots.push({ end: endOf(value, dash ? dash.offset + 1 : fallbackEnd, entry.value), owner: entry });
+        if (!node.flow) slots.push({ end: endOf(value, dash ? dash.offset + 1 : fallbackEnd), owner: entry });
         seq.items.push(entry);
       });
       out = seq;
@@ -226,23 +249,28 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
 
   const props = (node: YAMLMap | YAMLSeq) => ({ ...(node.anchor ? { anchor: node.anchor } : {}), ...(node.tag ? { explicitTag: node.tag } : {}) });
 
-  /** Where an item's chunk begins: after a scalar or flow collection, or after the indicator before a block one. */
-  const endOf = (node: YNode | null | undefined, indicatorEnd: number, value: YValue): number => {
+  /** Where an item's chunk begins: after a scalar or flow collection (an empty `[]` too, though it is kept with no
+   *  style), or after the indicator before a block one. */
+  const endOf = (node: YNode | null | undefined, indicatorEnd: number): number => {
     if (node == null) return indicatorEnd;
-    if ((value.kind === "map" || value.kind === "seq") && !value.flow) return indicatorEnd;
+    if ((node instanceof YAMLMap || node instanceof YAMLSeq) && !node.flow) return indicatorEnd;
     return node.range![1];
   };
 
   const item = (pair: Pair<YNode, YNode>, flow: boolean, fallbackEnd: number): YItem => {
     const keyNode = pair.key;
-    if (!(keyNode instanceof Scalar)) throw new PyError("ConstructorError", "unsupported complex key");
+    if (!(keyNode instanceof Scalar)) throw new PyError("ConstructorError", "a key that is a mapping or list (`? a: b`, `[a]:`) is not supported here: the port reads scalar keys only; write the key as a string");
     tokenStarts.push(keyNode.range![0]);
     const key = scalar(keyNode);
     let colon = keyNode.range![1];
     while (colon < text.length && (text[colon] === " " || text[colon] === "\t")) colon++;
     const indicatorEnd = text[colon] === ":" ? colon + 1 : fallbackEnd;
     const entry: YItem = { key, value: convert(pair.value, indicatorEnd) };
-    if (!flow) slots.push({ end: endOf(pair.value, indicatorEnd, entry.value), owner: entry, empty: isEmpty(pair.value) });
+    // After a flow collection (written in block style once it gains items or is replaced) as after an empty value,
+    // ruamel writes the lines below it after the whole value.
+    const trailing = isEmpty(pair.value) || ((pair.value instanceof YAMLMap || pair.value instanceof YAMLSeq) && Boolean(pair.value.flow));
+    const last = pair.value instanceof Alias ? "alias" : trailing && !isEmpty(pair.value) ? "flow" : undefined;
+    if (!flow) slots.push({ end: endOf(pair.value, indicatorEnd), owner: entry, trailing, last });
     return entry;
   };
 
@@ -269,12 +297,14 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
   }
   const sorted = [...new Set(tokenStarts)].sort((a, b) => a - b);
   let next = 0;
+  let end: Chunk | undefined;
   for (const slot of slots.sort((a, b) => a.end - b.end)) {
     while (next < sorted.length && sorted[next]! < slot.end) next++;
     const stop = next < sorted.length ? sorted[next]! : text.length;
     const chunk = slot.end <= stop ? chunkOf(text.slice(slot.end, stop < text.length ? lineStart(stop) : stop), slot.end - lineStart(slot.end)) : undefined;
-    if (chunk && slot.empty && !chunk.eol) chunk.trailing = true;
-    if (chunk) slot.owner.chunk = chunk;
+    if (chunk && stop === text.length && (slot.last === "alias" || (slot.last === "flow" && !chunk.eol))) end = chunk;
+    else if (chunk) slot.owner.chunk = chunk;
+    if (chunk && slot.trailing && !chunk.eol) chunk.trailing = true;
   }
   const first = sorted.length ? lineStart(sorted[0]!) : text.length;
   // What comes before a `---` (directives, comments) ruamel does not keep as comments.
@@ -283,7 +313,50 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
   const { yaml, tags } = parsed.directives;
   const declared = Object.entries(tags).filter(([handle, prefix]) => !(handle === "!!" && prefix === CORE)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const directives = [...(yaml.explicit ? [`%YAML ${yaml.version}`] : []), ...declared.map(([handle, prefix]) => `%TAG ${handle} ${prefix}`)];
-  return { doc: { directives, tags: new Map([[CORE, "!!"], ["!", "!"], ...declared.map(([handle, prefix]): [string, string] => [prefix, handle])]), start, root } };
+  return { doc: { directives, tags: new Map([[CORE, "!!"], ["!", "!"], ...declared.map(([handle, prefix]): [string, string] => [prefix, handle])]), start, root, ...(end ? { end } : {}) } };
+}
+
+/** int(text) of a YAML 1.2 int, as ruamel reads it. */
+export function intValue(text: string): bigint {
+  const t = text.replace(/_/g, "");
+  const sign = t.startsWith("-") ? -1n : 1n;
+  const body = t.replace(/^[-+]/, "");
+  if (/^0[bB]/.test(body)) return sign * BigInt(body);
+  if (/^0[xX]/.test(body)) return sign * BigInt(body);
+  if (/^0o/.test(body)) return sign * BigInt(`0o${body.slice(2)}`);
+  // YAML 1.2, as ruamel reads it: `017` is seventeen (review 97: read as octal, `project_key: 017` was written '15').
+  return sign * BigInt(body);
+}
+
+/** float(text) of a YAML 1.2 float. */
+export function floatValue(text: string): number {
+  const t = text.replace(/_/g, "").toLowerCase();
+  if (t.endsWith("nan")) return NaN;
+  if (t.endsWith("inf")) return t.startsWith("-") ? -Infinity : Infinity;
+  return Number(t);
+}
+
+/** What a key is as a dict key in Python, for telling keys apart: equal values (`~` and `null`, `2` and `0x2`, `1` and
+ *  `1.0` and `true`) are one key; a TaggedScalar equals only itself (undefined). */
+export function keyIdentity(key: YScalar): string | undefined {
+  switch (key.tag) {
+    case "str":
+      return `s:${key.text}`;
+    case "null":
+      return "none";
+    case "bool":
+      return /^t/i.test(key.text) ? "n:1" : "n:0";
+    case "int":
+      return `n:${intValue(key.text)}`;
+    case "float": {
+      const n = floatValue(key.text);
+      return Number.isInteger(n) ? `n:${BigInt(n)}` : `f:${n}`;
+    }
+    case "timestamp":
+      return `t:${stampStr(stampOf(key.text))}`;
+    default:
+      return undefined;
+  }
 }
 
 /** A plain `<<` key: YAML's merge, which ruamel applies (review 97: the port kept `<<` as a key of its own). */
@@ -296,13 +369,13 @@ function merge(map: YMapNode, value: YValue, budget: { left: number }): void {
   const sources = d.kind === "seq" ? d.items.map((i) => (i.value.kind === "alias" ? i.value.target : i.value)) : [d];
   if (d.kind !== "seq" && d.kind !== "map") throw new PyError("ConstructorError", "expected a mapping or list of mappings for merging, but found scalar");
   // Keys looked up in a set, not the list: each source's each key against every key was the cube of the file.
-  const has = new Set(map.items.map((i) => `${i.key.tag}\0${i.key.text}`));
+  const has = new Set(map.items.map((i) => keyIdentity(i.key)));
   for (const source of sources) {
     if (source.kind !== "map") throw new PyError("ConstructorError", `expected a mapping for merging, but found ${source.kind === "seq" ? "sequence" : "scalar"}`);
     if ((budget.left -= source.items.length) < 0) throw new PyError("ConstructorError", `the file's merge keys (<<) take in more than ${SPRINT_MAX_ENTRIES} values, far past any sprint's; write the values out`);
     for (const { key, value } of source.items) {
-      const name = `${key.tag}\0${key.text}`;
-      if (has.has(name)) continue;
+      const name = keyIdentity(key);
+      if (name !== undefined && has.has(name)) continue;
       has.add(name);
       map.items.push({ key, value, merged: true });
     }
