@@ -22,6 +22,15 @@ beforeAll(async () => {
       "[agents.bmad-agent-custom]",
       'name = "Zed"',
       "menu = [{ code = \"A\", d = 1 }, { code = \"B\", d = 2 }]",
+      // Integer-like keys keep their place in the file (a JavaScript object would list them first, ascending).
+      "[agents.10]",
+      'name = "Ten"',
+      "[agents.2]",
+      'name = "Two"',
+      "[workflow.steps]",
+      'intro = "hi"',
+      '2 = "b"',
+      '1 = { z = 1, 3 = 2 }',
       "[limits]",
       "ratio = 0.25",
       "tiny = 1e-9",
@@ -72,6 +81,7 @@ it("dumps the merged config and resolves every key in it like Python", async () 
   ]);
   expectSame(runs);
   expect(runs.find((r) => r.label.endsWith("--key limits.tags"))!.python.stdout).toBe('{\n  "limits.tags": [\n    "team",\n    "user"\n  ]\n}\n');
+  expect(runs.find((r) => r.label.endsWith("--key workflow.steps"))!.python.stdout.replace(/\s+/g, "")).toBe('{"workflow.steps":{"intro":"hi","2":"b","1":{"z":1,"3":2}}}');
   expect(treeDiff(before, snapshot(tree))).toEqual([]);
 });
 

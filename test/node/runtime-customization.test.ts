@@ -22,12 +22,14 @@ function overrides(skill: string): { team: string; user: string } {
   const strings = Object.keys(table).filter((k) => typeof table[k] === "string");
   const lists = Object.keys(table).filter((k) => Array.isArray(table[k]) && (table[k] as unknown[]).every((v) => typeof v === "string"));
   const keyed = Object.keys(table).filter((k) => Array.isArray(table[k]) && (table[k] as unknown[]).length > 0 && (table[k] as unknown[]).every((v) => typeof v === "object"));
-  const team = [`[${section}]`, `team_numbers = { int = 42, float = 0.5, big = 1e20, small = 1.5e-7, whole = 3.0, neg = -0.0, yes = true }`];
+  const team = [`[${section}]`, `team_numbers = { int = 42, float = 0.5, big = 1e20, small = 1.5e-7, whole = 3.0, neg = -0.0, yes = true }`, `steps = { intro = "hi", 2 = "b", 1 = { z = 1, 3 = 2 } }`];
   const user = [`[${section}]`];
   if (strings[0]) team.push(`${strings[0]} = "Team ${strings[0]} \\t \\"quoted\\" ✓ 😀 \\u0001"`);
   if (strings[1]) user.push(`${strings[1]} = "User's ${strings[1]}"`);
   if (lists[0]) team.push(`${lists[0]} = ["team: one more"]`), user.push(`${lists[0]} = ["user: and another"]`);
   user.push(`[${section}.team_numbers]`, `int = 7`, `nested = { deep = ["x"] }`);
+  // Integer-like keys keep their place in the file, through the merge (a JavaScript object would list them first).
+  user.push(`[${section}.steps]`, `10 = "c"`, `later = "d"`);
   for (const key of keyed) {
     const items = table[key] as Array<Record<string, unknown>>;
     const field = items.every((i) => "code" in i) ? "code" : "id";
@@ -84,6 +86,7 @@ it("resolves every installed skill × --key agent|workflow|none like Python, pla
   const pm = runs.find((r) => r.label.startsWith("/custom") && r.label.includes("bmad-agent-pm --key agent"))!;
   expect(pm.python.stdout).toContain('"description": "team replaced the first"');
   expect(pm.python.stdout).toContain('"note": "user added"');
+  expect(pm.python.stdout.replace(/\s+/g, "")).toContain('"steps":{"intro":"hi","2":"b","1":{"z":1,"3":2},"10":"c","later":"d"}');
   expect(runs.filter((r) => r.python.exitCode === 0).length).toBeGreaterThan(skills.length * 5);
   expect([treeDiff(before[0]!, snapshot(plain)), treeDiff(before[1]!, snapshot(custom))]).toEqual([[], []]);
 }, 120_000);

@@ -1,6 +1,6 @@
 // memlog.py and its port: one session (init, append, set and the errors) run by each on the same
 // installed tree at the same path, compared step by step on output, exit code and every file.
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ScriptResult } from "../../src/core/runtime/context.js";
@@ -20,6 +20,8 @@ interface Step {
   env?: Record<string, string>;
   /** Prepares files before the step (the same for both runs). */
   before?: () => void;
+  /** Clears up after the step, before its files are compared. */
+  after?: () => void;
 }
 
 function session(): Step[] {
@@ -63,6 +65,11 @@ function session(): Step[] {
     { args: ["append", "--path", join(tree, "open.md"), "--text", "x"], before: () => writeFileSync(join(tree, "open.md"), "---\ntopic: t\n") },
     { args: ["append", "--path", join(tree, "crlf.md"), "--text", "x"], before: () => writeFileSync(join(tree, "crlf.md"), "---\r\ntopic: t\r\nodd line\r\n---\r\n\r\n- (idea) a\r\n- b\r\nnot an entry\r\n") },
     { args: ["append", "--path", join(tree, "latin1.md"), "--text", "x"], before: () => writeFileSync(join(tree, "latin1.md"), Buffer.from("---\ntopic: caf\xe9\n---\n", "latin1")) },
+    // Text UTF-8 cannot hold (a lone surrogate, which JSON arguments can carry) fails as Python's write does, and
+    // nothing is written (review 335: the port wrote U+FFFD and answered ok). Python leaves its empty temp file.
+    { args: ["append", "--workspace", ws, "--text", "lone \ud800 surrogate", "--by", "\udc80"], after: () => rmSync(`${log}.tmp`, { force: true }) },
+    { args: ["set", "--path", log, "--key", "k", "--value", "x\udfff"], after: () => rmSync(`${log}.tmp`, { force: true }) },
+    { args: ["init", "--path", join(tree, "lone.md"), "--field", "k=\udc80"], after: () => rmSync(join(tree, "lone.md.tmp"), { force: true }) },
     { args: ["append", "--path", "", "--text", "x"] },
     { args: ["append", "--workspace", ws] },
     { args: ["append", "--text", "x"] },
@@ -92,6 +99,7 @@ async function runSession(impl: "python" | "port"): Promise<Array<{ result: Scri
     const options = { cwd: step.cwd ?? tree, env: step.env, root: tmp.dir };
     const script = join(tree, SCRIPT);
     const result = impl === "python" ? await runPython(script, step.args, options) : await runPort(script, step.args, options);
+    step.after?.();
     out.push({ result: comparable(result), files: snapshot(tree) });
   }
   return out;

@@ -63,11 +63,17 @@ it("answers every subcommand, error and help as recon_kit.py does", async () => 
   writeFileSync(join(tmp.dir, "bad-date.json"), JSON.stringify([{ claim: "x", class: "pricing", pub_date: "2026-02-30" }]));
   writeFileSync(join(tmp.dir, "no-date.json"), JSON.stringify([{ claim: "x", class: "pricing" }]));
   writeFileSync(join(tmp.dir, "no-rows.md"), "# nothing\n");
+  // Python's `\s` (review 335): U+FEFF is no whitespace to it; U+001C-U+001F and U+0085 are.
+  writeFileSync(join(tmp.dir, "spaces.md"), "a [1] b [2] c [3]\n\n## Sources\n| # | Source | Note |\n|---|---|---|\n| 1 | [a](https://a.example/x\x1cy) | n |\n| 2 | https://b.example/p\x85q | n |\n| 3 | [c](https://c.example/\ufeffz) | n |\n");
+  writeFileSync(join(tmp.dir, "spaces-memlog.md"), "---\ntopic: t\n---\n\n- (claim)\x1fx status=ok\n- (claim)\ufeffy status=ok\n");
   mkdirSync(join(tmp.dir, "a-folder"), { recursive: true });
   const windows = JSON.stringify({ "size/growth": 18, PRICING: "3", other2: 2.9 });
   const cases = [
     ["citations", "research.md"],
     ["citations", "no-rows.md"],
+    ["citations", "spaces.md"],
+    ["escape-sources", "spaces.md"],
+    ["tally", "spaces-memlog.md"],
     ["tally", "memlog.md"],
     ["tally", "no-frontmatter.md"],
     ["staleness", "claims.json", "--windows", windows, "--today", "2026-11-27"],

@@ -86,6 +86,8 @@ it("lints as lint_spine.py does: the template, every finding, and the failures",
     ["--workspace", "full", "-o", ""], // empty: not given (review 129: a traceback)
     // Any decimal digits make an id, as Python's \d and int() read them (review 129: no finding).
     ["--workspace", workspace("unicode-digits", "## AD-١٢ x\nBinds Prevents Rule\n## AD-٣ y\n## AD-１ z\nsimilar to AD-٤\n")],
+    // Python's `\s` (review 335): U+FEFF is no whitespace to it; U+001C-U+001F and U+0085 are.
+    ["--workspace", workspace("spaces", "##\x1cAD-1 a\n##\ufeffAD-2 b\n#\x85Title\n##\x1fStack\n| lib | latest |\n##\ufeffStack\n| other | latest |\n")],
     [],
     ["--help"],
   ];

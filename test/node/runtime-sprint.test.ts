@@ -120,6 +120,11 @@ describe("sprint_plan.py", () => {
       { files: { "notes.md": "just prose, no epics" }, args: ["generate", "--epic-file", "notes.md", "--status-file", "s.yaml", "--stories-dir", ".", "--project", "P", "--date", "d"] },
       { files: {}, args: ["generate", "--epic-file", "missing.md", "--status-file", "s.yaml", "--stories-dir", ".", "--project", "P", "--date", "d"] },
       { files: { "bad.md": Buffer.from([0x23, 0xff]) }, args: ["generate", "--epic-file", "bad.md", "--status-file", "s.yaml", "--stories-dir", ".", "--project", "P", "--date", "d"] },
+      // Python's `\s` (review 335): U+FEFF is no whitespace to it; U+001C-U+001F and U+0085 are.
+      ...["\ufeff", "\x1f", "\x85"].map((ws) => ({
+        files: { "ws.md": `## Epic${ws}1: A${ws}#\n### Story${ws}1.1: First${ws}\n#${ws}a story aside\n${ws}\`\`\`\n### Story 1.2: Fenced\n\`\`\`\n### Story 1.3: Third\n` },
+        args: ["generate", "--epic-file", "ws.md", "--status-file", "s.yaml", "--stories-dir", ".", "--project", "P", "--date", `08-01-2026${ws}14:30`],
+      })),
     ]);
   });
 

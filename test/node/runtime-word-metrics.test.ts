@@ -37,6 +37,8 @@ it("counts words as word_metrics.py does", async () => {
   writeFileSync(join(tmp.dir, "bad.md"), Buffer.from([0x23, 0x20, 0x61, 0xff, 0xfe, 0x62, 0x0a, 0xe6, 0x97, 0x20, 0x63]));
   writeFileSync(join(tmp.dir, "plain.txt"), "no markdown at all\n\njust words");
   writeFileSync(join(tmp.dir, "empty.md"), "");
+  // Python's `\s` (review 335): U+FEFF is no whitespace to it; U+001C-U+001F and U+0085 are.
+  writeFileSync(join(tmp.dir, "spaces.md"), "##\ufeffTitle one\nwords\n##\x1fOther\nmore words\n#\x85\ufeffThird x\n");
   const cases = [
     ["prd-skill.md"],
     [join(skill, "SKILL.md")],
@@ -44,6 +46,7 @@ it("counts words as word_metrics.py does", async () => {
     ["bad.md"],
     ["plain.txt"],
     ["empty.md"],
+    ["spaces.md"],
     ["./out//"],
     ["missing.md"],
     ["edges.md", "-o", "out/report.json"],

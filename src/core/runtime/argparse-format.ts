@@ -2,6 +2,7 @@
 // same way, help sections laid out at the same columns.
 import type { Action, Parser } from "./argparse.js";
 import { fill, wrap } from "./textwrap.js";
+import { isSpace } from "./py-str.js";
 
 interface Width {
   /** Terminal columns (argparse uses COLUMNS or 80, minus 2). */
@@ -100,9 +101,9 @@ function usageText(parser: Parser, width: number, indentLevel: number): string {
   return `${prefix}${usage}`;
 }
 
-/** JavaScript's `\s`, and what `.` does not cross. */
-const isJsSpace = (ch: string | undefined) => ch !== undefined && /\s/.test(ch);
-const isLineEnd = (ch: string) => ch === "\n" || ch === "\r" || ch === "\u2028" || ch === "\u2029";
+/** Python's `\s`, and what its `.` does not cross. */
+const isPySpace = (ch: string | undefined) => ch !== undefined && isSpace(ch);
+const isLineEnd = (ch: string) => ch === "\n";
 
 /** What argparse's part_regexp `\(.*?\)+(?=\s|$)|\[.*?\]+(?=\s|$)|\S+` finds (all matches), by hand in one pass
  *  each way: tried at every bracket, the regex scans to the end of the line from each, quadratic in open brackets. */
@@ -117,7 +118,7 @@ export function usageParts(text: string): string[] {
       if (ch !== close) runEnd = i;
       if (isLineEnd(ch)) continue;
       if (ch !== close) ends[i] = ends[i + 1]!;
-      else ends[i] = runEnd === text.length || isJsSpace(text[runEnd]) ? runEnd : ends[runEnd]!;
+      else ends[i] = runEnd === text.length || isPySpace(text[runEnd]) ? runEnd : ends[runEnd]!;
     }
     return ends;
   };
@@ -125,13 +126,13 @@ export function usageParts(text: string): string[] {
   const parts: string[] = [];
   for (let i = 0; i < text.length; ) {
     const ch = text[i]!;
-    if (isJsSpace(ch)) {
+    if (isPySpace(ch)) {
       i++;
       continue;
     }
     const bracketEnd = ch === "(" || ch === "[" ? ends[ch][i + 1]! : -1;
     let end = bracketEnd;
-    if (end < 0) for (end = i + 1; end < text.length && !isJsSpace(text[end]); ) end++;
+    if (end < 0) for (end = i + 1; end < text.length && !isPySpace(text[end]); ) end++;
     parts.push(text.slice(i, end));
     i = end;
   }

@@ -4,6 +4,7 @@ import type { RuntimeFs } from "./fs.js";
 import { type PyDict, type PyValue, isDict, PyError, typeName } from "./py-json.js";
 import { decodeUtf8, readBytes, statPath } from "./py-io.js";
 import { baseName, joinPath } from "./py-path.js";
+import { tomlKeyOrder, tomlPathKey, type TomlKeyOrder, type TomlPath } from "./toml-key-order.js";
 import { parseBoundedToml, TooHeavy } from "../yaml.js";
 
 /** A present configuration layer cannot be used safely (Python: ConfigError(ValueError)). */
@@ -11,11 +12,15 @@ export class ConfigError extends Error {}
 
 const KEYED_MERGE_FIELDS = ["code", "id"] as const;
 
-/** TOML as Python's tomllib returns it: tables as Maps, integers as bigint, floats as number. */
-export function toPy(value: unknown): PyValue {
-  if (Array.isArray(value)) return value.map(toPy);
+/** TOML as Python's tomllib returns it: tables as Maps (keys in `order`, where given), integers as bigint, floats
+ *  as number. */
+export function toPy(value: unknown, order?: TomlKeyOrder, path: TomlPath = []): PyValue {
+  if (Array.isArray(value)) return value.map((item, index) => toPy(item, order, [...path, index]));
   if (value instanceof Date || value === null || typeof value !== "object") return value as PyValue;
-  return new Map(Object.entries(value).map(([k, v]) => [k, toPy(v)]));
+  const table = value as Record<string, unknown>;
+  const named = [...(order?.get(tomlPathKey(path)) ?? [])].filter((k) => Object.hasOwn(table, k));
+  const keys = new Set([...named, ...Object.keys(table)]);
+  return new Map([...keys].map((k) => [k, toPy(table[k], order, [...path, k])]));
 }
 
 /** tomllib.loads(text); a syntax error is a PyError("TOMLDecodeError"). */
@@ -24,7 +29,8 @@ export function parseToml(text: string): PyDict {
   if (text.startsWith("\ufeff")) throw new PyError("TOMLDecodeError", "Invalid statement (at line 1, column 1)");
   try {
     // tomllib reads CRLF as LF (inside multi-line strings too); smol-toml keeps the CR.
-    return toPy(parseBoundedToml(text, () => parse(text.replaceAll("\r\n", "\n"), { integersAsBigInt: true }))) as PyDict;
+    const lf = text.replaceAll("\r\n", "\n");
+    return toPy(parseBoundedToml(text, () => parse(lf, { integersAsBigInt: true })), tomlKeyOrder(lf)) as PyDict;
   } catch (error) {
     if (error instanceof TooHeavy) throw new PyError("TOMLDecodeError", `The file ${error.message} (at line 1, column 1)`);
     if (!(error instanceof TomlError)) throw error;

@@ -8,22 +8,22 @@ import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, PyError, type PyDict, type PyValue } from "./py-json.js";
 import { isOsError, readText, statPath } from "./py-io.js";
 import { fsPath, joinPath, normPath, writeOutput } from "./py-path.js";
-import { repr, splitlines, strip } from "./py-str.js";
+import { PY_SPACE, repr, splitlines, strip } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
 
 const SPINE = "ARCHITECTURE-SPINE.md";
 /** A finding's work in budget units: about the bytes of its JSON. */
 const FINDING_UNITS = 256;
 const W = "[\\p{L}\\p{N}_]"; // Python's \w
-const AD_HEADING = /^#{2,4}\s*AD-(\p{Nd}+)(?![\p{L}\p{N}_])(.*)$/gmu; // \d is any decimal digit in a str pattern
-const HEADING = /^#{1,6}\s/gmu;
-const FENCE = /```[\s\S]*?```/g;
+const AD_HEADING = new RegExp(`^#{2,4}${PY_SPACE}*AD-(\\p{Nd}+)(?!${W})(.*)$`, "gmu"); // \d is any decimal digit in a str pattern
+const HEADING = new RegExp(`^#{1,6}${PY_SPACE}`, "gmu");
+const FENCE = /```[^]*?```/g; // DOTALL's `.*?`
 const PLACEHOLDER_WORD = new RegExp(`(?<!${W})(TBD|TODO|FIXME|XXX)(?!${W})`, "gu");
 const SIMILAR_TO = /similar to AD-\p{Nd}+/giu;
 const TEMPLATE_TOKEN = /\{[a-z_][a-z0-9_ /.-]*\}/g;
 const HAS_TOKEN = new RegExp(TEMPLATE_TOKEN.source);
 const LINE_HEADING = new RegExp(HEADING.source, "u");
-const STACK_HEADING = new RegExp(`^##\\s+Stack(?!${W})`, "u");
+const STACK_HEADING = new RegExp(`^##${PY_SPACE}+Stack(?!${W})`, "u");
 
 function parser() {
   const p = createParser("lint_spine.py", "Lint an architecture spine for mechanical integrity.");

@@ -2,7 +2,7 @@
 import { addArgument, addMutexGroup, addSubparser, addSubparsers, createParser, type Namespace, type Parser, parseArgs } from "./argparse.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, PyError } from "./py-json.js";
-import { editTextThere, mkdirs, osError, replaceIfUnchanged, rewriteText, statPath } from "./py-io.js";
+import { editTextThere, encodeUtf8, mkdirs, osError, replaceIfUnchanged, rewriteText, statPath } from "./py-io.js";
 import { fsPath, joinPath, normPath, parentPath } from "./py-path.js";
 import { repr, splitWhitespace, strip } from "./py-str.js";
 import { type Output, runScript, terminalWidth } from "./process.js";
@@ -90,7 +90,7 @@ async function init(args: Namespace, ctx: ScriptContext, out: Output): Promise<n
   touchMemlog(meta, await stamped);
   // Created only where none is, in the step that writes it: a second init at once must not replace a log an
   // append has already written to.
-  if (!(await replaceIfUnchanged(ctx.fs, await located(ctx, path), undefined, new TextEncoder().encode(renderMemlog(meta, ""))))) {
+  if (!(await replaceIfUnchanged(ctx.fs, await located(ctx, path), undefined, encodeUtf8(renderMemlog(meta, ""))))) {
     out.stderr += `error: ${path} already exists; use append/set to update it\n`;
     return 2;
   }

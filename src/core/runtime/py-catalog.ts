@@ -6,7 +6,7 @@ import type { ScriptContext } from "./context.js";
 import { readText, statPath } from "./py-io.js";
 import { joinPath, normPath, parentPath, resolvePath } from "./py-path.js";
 import { dumps, type PyValue } from "./py-json.js";
-import { compareCodePoints, repr, strip } from "./py-str.js";
+import { compareCodePoints, isSpace, repr, strip } from "./py-str.js";
 
 /** csv.reader's records of a file read with encoding="utf-8-sig", newline="" (the excel dialect, not strict). */
 function csvRecords(text: string, budget?: RunBudget): string[][] {
@@ -102,7 +102,7 @@ export function moduleDocstring(text: string): string | undefined {
       continue;
     }
     let end = at;
-    while (end < text.length && /\s/.test(text[end]!)) end++;
+    while (end < text.length && isSpace(text[end]!)) end++;
     if (end === at || text[end - 1] !== "\n") break;
     at = end;
   }

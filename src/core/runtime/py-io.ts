@@ -60,18 +60,31 @@ export async function readText(fs: RuntimeFs, fsPath: string, path = fsPath): Pr
   return universalNewlines(decodeUtf8(await readBytes(fs, fsPath, path)));
 }
 
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** str.encode("utf-8"): text with a lone surrogate (a JSON string can carry one; UTF-8 cannot) fails as Python's write
+ *  does, before anything is written, where TextEncoder would write U+FFFD and answer ok. */
+export function encodeUtf8(text: string): Uint8Array {
+  const lone = LONE_SURROGATE.exec(text);
+  if (lone) {
+    const position = [...text.slice(0, lone.index)].length; // Python counts code points
+    throw new PyError("UnicodeEncodeError", `'utf-8' codec can't encode character ${repr(lone[0])} in position ${position}: surrogates not allowed`);
+  }
+  return new TextEncoder().encode(text);
+}
+
 export function writeBytes(fs: RuntimeFs, path: string, data: Uint8Array): Promise<void> {
   return guard(path, () => fs.writeFile(path, data));
 }
 
-/** Replaces a file's bytes only if it still holds `expected` (undefined: no file there: a create, as Python's
- *  open(path, "x")), as one step where the file system can. False when it changed meanwhile: another writer's change
- *  stands, and this one is not made. */
-export async function replaceIfUnchanged(fs: RuntimeFs, path: string, expected: Uint8Array | undefined, data: Uint8Array): Promise<boolean> {
+/** Replaces a file's bytes (null: removes the file) only if it still holds `expected` (undefined: no file there: a
+ *  create, as Python's open(path, "x")), as one step where the file system can. False when it changed meanwhile:
+ *  another writer's change stands, and this one is not made; false too for a removal where nothing can remove. */
+export async function replaceIfUnchanged(fs: RuntimeFs, path: string, expected: Uint8Array | undefined, data: Uint8Array | null): Promise<boolean> {
   const same = (current: Uint8Array | undefined) =>
     current === undefined || expected === undefined ? current === expected : current.byteLength === expected.byteLength && current.every((b, i) => b === expected[i]);
   if (!fs.update) {
-    if (!same(await fs.readFile(path))) return false;
+    if (data === null || !same(await fs.readFile(path))) return false;
     await writeBytes(fs, path, data);
     return true;
   }
@@ -90,7 +103,7 @@ export async function replaceIfUnchanged(fs: RuntimeFs, path: string, expected: 
 export function rewriteText(fs: RuntimeFs, fsPath: string, change: (text: string) => string | Promise<string>, path = fsPath): Promise<void> {
   const next = async (data: Uint8Array | undefined): Promise<Uint8Array> => {
     if (data === undefined) throw osError((await fs.stat(fsPath)) === "dir" ? "EISDIR" : "ENOENT", path);
-    return new TextEncoder().encode(await change(universalNewlines(decodeUtf8(data))));
+    return encodeUtf8(await change(universalNewlines(decodeUtf8(data))));
   };
   if (!fs.update) return readBytes(fs, fsPath, path).then(next).then((data) => writeBytes(fs, fsPath, data));
   return guard(path, () => fs.update!(fsPath, next));
@@ -100,7 +113,9 @@ export function rewriteText(fs: RuntimeFs, fsPath: string, change: (text: string
  *  workspace): what it tells. Undefined where it cannot, or where the edit did not apply there (the file is missing,
  *  not UTF-8, not what the edit expects, or the change passes a limit): rewriteText then does it and says why. */
 export function editTextThere(fs: RuntimeFs, fsPath: string, edit: TextEdit, path = fsPath): Promise<TextEdited | undefined> {
-  return fs.editText ? guard(path, () => fs.editText!(fsPath, edit)) : Promise.resolve(undefined);
+  // Text UTF-8 cannot hold goes the rewriteText way, whose encoding refuses it as Python does.
+  const encodable = Object.values(edit).every((part) => !LONE_SURROGATE.test(part));
+  return fs.editText && encodable ? guard(path, () => fs.editText!(fsPath, edit)) : Promise.resolve(undefined);
 }
 
 /** A folder created whole from `files` (Python stages one and renames it): nothing is left when it fails. */

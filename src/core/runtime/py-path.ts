@@ -1,6 +1,6 @@
 // pathlib.PurePosixPath and Path.resolve() as the scripts use them, over RuntimeFs.
 import type { RuntimeFs } from "./fs.js";
-import { asOsError, osError, statPath, writeBytes } from "./py-io.js";
+import { asOsError, encodeUtf8, osError, statPath, writeBytes } from "./py-io.js";
 import { PyError } from "./py-json.js";
 import { repr } from "./py-str.js";
 
@@ -107,5 +107,5 @@ export async function writeOutput(fs: RuntimeFs, p: string, cwd: string, text: s
     await fs.readFile(target).catch((error: unknown) => Promise.reject(asOsError(error, p)));
     throw osError("ENOENT", p);
   }
-  await writeBytes(fs, target, new TextEncoder().encode(text));
+  await writeBytes(fs, target, encodeUtf8(text));
 }

@@ -1,10 +1,13 @@
 // Python's str methods where they differ from JavaScript's: what counts as whitespace, where
 // lines break, how repr() quotes. The ported scripts call these wherever the Python does.
 
-/** Characters for which Python's str.isspace() is true. */
-const WS = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
-const IS_WS = new RegExp(`^[${WS}]$`);
-const WS_RUNS = new RegExp(`[${WS}]+`);
+/** Characters for which Python's str.isspace() is true, as the inside of a regex character class. */
+export const PY_SPACE_CHARS = "\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+/** Python's `\s` and `\S` in a str pattern, for ported regexes (JavaScript's `\s` adds U+FEFF and lacks U+001C-U+001F and U+0085). */
+export const PY_SPACE = `[${PY_SPACE_CHARS}]`;
+export const PY_NON_SPACE = `[^${PY_SPACE_CHARS}]`;
+const IS_WS = new RegExp(`^${PY_SPACE}$`);
+const WS_RUNS = new RegExp(`${PY_SPACE}+`);
 /** Line boundaries of str.splitlines(). */
 const LINE_BREAK = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
 

@@ -10,14 +10,14 @@ import { dumps, isDict, loads, PyError, type PyDict, type PyValue, typeName } fr
 import { readText } from "./py-io.js";
 import { get, iterate, lower, pyRepr, pyStr } from "./py-ops.js";
 import { normPath, resolvePath } from "./py-path.js";
-import { compareCodePoints, repr, splitlines, strip, stripChars } from "./py-str.js";
+import { compareCodePoints, isSpace, PY_SPACE, PY_SPACE_CHARS, repr, splitlines, strip, stripChars } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
 import { wallTime } from "./time-zone.js";
 
 const MARKER = /\[(\d+)\](?!\()/g; // [3] but not a [3](url) link
-const BARE_URL = /https?:\/\/[^\s|)\]]+/u;
+const BARE_URL = new RegExp(`https?://[^${PY_SPACE_CHARS}|)\\]]+`, "u");
 const ROW_ID = /^\[?(\d+)\]?$/;
-const ENTRY = /^- (?:\(([\p{L}\p{N}_-]+)(?: by [^)]*)?\)\s*)?(.*)$/u;
+const ENTRY = new RegExp(`^- (?:\\(([\\p{L}\\p{N}_-]+)(?: by [^)]*)?\\)${PY_SPACE}*)?(.*)$`, "u");
 
 function parser(description: string | undefined) {
   const p = createParser("recon_kit.py", description, true);
@@ -262,9 +262,9 @@ export function markdownLink(cell: string): { index: number; whole: string; labe
     const close = cell.indexOf("]", open + 1);
     if (close < 0) return undefined;
     const from = close + 2;
-    if (cell[close + 1] === "(" && from >= failedUntil && from < cell.length && !/\s/.test(cell[from]!)) {
+    if (cell[close + 1] === "(" && from >= failedUntil && from < cell.length && !isSpace(cell[from]!)) {
       let end = from + 1;
-      while (end < cell.length && cell[end] !== ")" && !/\s/.test(cell[end]!)) end++;
+      while (end < cell.length && cell[end] !== ")" && !isSpace(cell[end]!)) end++;
       if (cell[end] === ")") return { index: open, whole: cell.slice(open, end + 1), label: cell.slice(open + 1, close), target: cell.slice(from, end) };
       failedUntil = end;
     }

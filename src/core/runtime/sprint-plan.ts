@@ -8,17 +8,18 @@ import type { ScriptContext, ScriptResult } from "./context.js";
 import { isOsError, listDir, osError, readText, statPath } from "./py-io.js";
 import { PyError, type PyValue } from "./py-json.js";
 import { fsPath, normPath } from "./py-path.js";
-import { compareCodePoints, splitlines, strip } from "./py-str.js";
+import { compareCodePoints, isSpace, PY_SPACE, splitlines, strip } from "./py-str.js";
 import { cmdStatus, cmdValidate, classifyKey, fail, loadExisting, normalize, RANKS } from "./sprint-plan-read.js";
 import { CHANGED_MEANWHILE, dict, Emit, equalsStr, getItem, hashable, isNone, pyStrOf, runJson, setItem, slugify, toPy, truthy, withoutHelp, writeFileIf, exists } from "./sprint-py.js";
 import { emptyMap, loadYaml, str, type YDoc, type YMapNode, type YValue } from "./sprint-yaml.js";
 import { dumpYaml } from "./sprint-yaml-emit.js";
 
 const W = "[\\p{L}\\p{N}_]"; // Python's \w
-const EPIC_HEAD = /^#{1,3}\s*Epic\s+(\p{Nd}+)/iu;
-const STORY_HEAD = /^#{2,4}\s*Story\s+(\p{Nd}+)\.(\p{Nd}+[a-z]?)/iu;
-const SUSPECT = new RegExp(`^#{1,4}\\s.*(?<!${W})(?:epic|story)(?!${W})`, "iu");
-const FENCE = /^\s{0,3}(?:```|~~~)/u;
+const S = PY_SPACE; // Python's \s
+const EPIC_HEAD = new RegExp(`^#{1,3}${S}*Epic${S}+(\\p{Nd}+)`, "iu");
+const STORY_HEAD = new RegExp(`^#{2,4}${S}*Story${S}+(\\p{Nd}+)\\.(\\p{Nd}+[a-z]?)`, "iu");
+const SUSPECT = new RegExp(`^#{1,4}${S}.*(?<!${W})(?:epic|story)(?!${W})`, "iu");
+const FENCE = new RegExp(`^${S}{0,3}(?:\`\`\`|~~~)`, "u");
 
 const HEADER_COMMENT = `STATUS DEFINITIONS:
 ==================
@@ -78,7 +79,7 @@ function parser() {
 /** The heading's title: after `\s*:?\s*`, before a trailing `\s*#*\s*` (the regex's lazy group, found without one). */
 function title(rest: string): string {
   let start = 0;
-  const ws = (c: string | undefined) => c !== undefined && /\s/u.test(c);
+  const ws = (c: string | undefined) => c !== undefined && isSpace(c);
   while (ws(rest[start])) start++;
   if (rest[start] === ":") start++;
   while (ws(rest[start])) start++;
@@ -302,7 +303,8 @@ async function writeChecked(ctx: ScriptContext, path: string, doc: YDoc, dev: YM
     if (!(error instanceof PyError)) throw error;
     // Put back only over this run's own write: a change another writer made since is theirs, and stands.
     const written = new TextEncoder().encode(payload);
-    const restored = original === undefined || (await writeFileIf(ctx, path, written, original)); // none to put back: as Python says
+    // No original: the new file goes, as Python unlinks it.
+    const restored = await writeFileIf(ctx, path, written, original ?? null);
     fail(`write or validation failed, ${restored ? "original restored" : "left as it is now"}: ${error.message}`, ["restored", restored]);
   }
 }

@@ -6,10 +6,10 @@ import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, PyError, type PyDict, type PyValue } from "./py-json.js";
 import { pyInt } from "./py-int.js";
 import { pyRepr } from "./py-ops.js";
-import { repr, stripChars } from "./py-str.js";
+import { PY_SPACE, repr, stripChars } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
 import { sha256 } from "./render-skill.js";
-import { decodeUtf8, osError, readBytes, replaceIfUnchanged, statPath } from "./py-io.js";
+import { decodeUtf8, encodeUtf8, osError, readBytes, replaceIfUnchanged, statPath } from "./py-io.js";
 import { fsPath, joinPath } from "./py-path.js";
 import { universalNewlines } from "./py-str.js";
 import { stampOf, stampRepr, stampStr } from "./sprint-yaml-time.js";
@@ -178,7 +178,7 @@ export function strptime(text: string, fmt: "%m-%d-%Y %H:%M" | "%Y-%m-%d %H:%M" 
   const m2 = "(1[0-2]|0[1-9]|[1-9])";
   const d2 = "(3[01]|[12][0-9]|0[1-9]|[1-9]| [1-9])";
   const y4 = "([0-9]{4})";
-  const hm = "[\\s]+(2[0-3]|[01][0-9]|[0-9]):([0-5][0-9]|[0-9])";
+  const hm = `${PY_SPACE}+(2[0-3]|[01][0-9]|[0-9]):([0-5][0-9]|[0-9])`;
   const source = fmt === "%m-%d-%Y %H:%M" ? `${m2}-${d2}-${y4}${hm}` : fmt === "%Y-%m-%d %H:%M" ? `${y4}-${m2}-${d2}${hm}` : `${y4}-${m2}-${d2}`;
   const m = new RegExp(`^(?:${source})$`, "i").exec(text);
   if (!m) return undefined;
@@ -236,11 +236,11 @@ export async function loadFile(ctx: ScriptContext, path: string): Promise<{ doc:
 /** What a run answers when its file changed between its read and its write (not Python's: its write would lose it). */
 export const CHANGED_MEANWHILE = "the file changed while this ran (another writer's change, which stands): nothing was written; run it again";
 
-/** Writes a dump where the path resolves (through symlinks, as os.path.realpath), only if the file still holds
- *  `expected` (undefined: none), in one step: false when another writer changed it since this run read it, whose
- *  change then stands (Python's read-change-write would lose it). */
-export async function writeFileIf(ctx: ScriptContext, path: string, expected: Uint8Array | undefined, data: string | Uint8Array): Promise<boolean> {
-  return replaceIfUnchanged(ctx.fs, await target(ctx, path), expected, typeof data === "string" ? new TextEncoder().encode(data) : data);
+/** Writes a dump (null: removes the file) where the path resolves (through symlinks, as os.path.realpath), only if
+ *  the file still holds `expected` (undefined: none), in one step: false when another writer changed it since this
+ *  run read it, whose change then stands (Python's read-change-write would lose it). */
+export async function writeFileIf(ctx: ScriptContext, path: string, expected: Uint8Array | undefined, data: string | Uint8Array | null): Promise<boolean> {
+  return replaceIfUnchanged(ctx.fs, await target(ctx, path), expected, typeof data === "string" ? encodeUtf8(data) : data);
 }
 
 async function target(ctx: ScriptContext, path: string): Promise<string> {

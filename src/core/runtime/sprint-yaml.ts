@@ -4,7 +4,7 @@
 // it follows (so replacing a collection drops the comments inside it, as ruamel does). sprint-yaml-emit.ts writes it.
 import { type Node as YNode, Scalar, YAMLMap, YAMLSeq, Alias, YAMLParseError, type Pair } from "yaml";
 import { PyError } from "./py-json.js";
-import { repr as pyQuote } from "./py-str.js";
+import { isSpace, repr as pyQuote } from "./py-str.js";
 import { parseStamp, stampOf, stampStr } from "./sprint-yaml-time.js";
 import { composeUntilError, tooHeavyToParse, tooManyQuotes } from "../yaml.js";
 
@@ -428,8 +428,6 @@ function expanded(v: YValue, sizes: Map<YValue, [number, number]>): [number, num
   return size;
 }
 
-/** Python's str.isspace for one character. */
-const PY_SPACE = /[\t-\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
 
 /** The positions in a folded scalar's `value` of the spaces its line folds became, as ruamel's round trip keeps them
  *  (its scanner marks each, its representer writes back those between two characters that are not spaces). Found by
@@ -451,7 +449,7 @@ function foldsOf(value: string, token: { indent: number; props: Array<{ type: st
     const plain = text[0] !== " " && text[0] !== "\t";
     if (previousPlain && plain && !blank) {
       if (value[at] !== " ") return [];
-      if (!PY_SPACE.test(value[at - 1] ?? " ") && !PY_SPACE.test(text[0]!)) folds.push(at);
+      if (!isSpace(value[at - 1] ?? " ") && !isSpace(text[0]!)) folds.push(at);
       at++;
     } else while (value[at] === "\n") at++;
     if (!value.startsWith(text, at)) return [];

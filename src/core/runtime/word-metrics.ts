@@ -6,10 +6,10 @@ import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, type PyValue } from "./py-json.js";
 import { readBytes, statPath } from "./py-io.js";
 import { fsPath, normPath, writeOutput } from "./py-path.js";
-import { splitlines, splitWhitespace, strip, universalNewlines } from "./py-str.js";
+import { PY_NON_SPACE, PY_SPACE, splitlines, splitWhitespace, strip, universalNewlines } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
 
-const HEADING = /^(#{1,6})\s+(\S.*)$/u;
+const HEADING = new RegExp(`^(#{1,6})${PY_SPACE}+(${PY_NON_SPACE}.*)$`, "u");
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 const CJK = /[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]/g;
 /** bytes.decode("utf-8", errors="replace"), the BOM kept. */
