@@ -274,6 +274,9 @@ const HARD_LINK = "is a hard link, another name of a file that may hold anything
 /** A change's judge of the file it replaces or removes: a hard link is removed by hand, not copied (review 222). */
 export const hardLinkChange: ReadJudge = (_, links) => (links > 1 ? `${HARD_LINK} no tool changes or removes one. Remove it yourself, outside the bridge, and write the file anew if it is needed.` : undefined);
 
+/** Why no tool reads a hard link (contentRules), said by every action that would. */
+export const HARD_LINK_READ = `${HARD_LINK} no tool reads one. Copy the file instead.`;
+
 /** What a read may not return, judged on the opened file: its path from the real root and its count of names (a hard
  *  link is another name of a file, a secret one included). A reason refuses the read. */
 export type ReadJudge = (realRel: string, links: number) => string | undefined;
@@ -287,7 +290,7 @@ export type ReadJudge = (realRel: string, links: number) => string | undefined;
 export function contentRules(asked: string, own?: Changer["own"]): ReadJudge {
   return (real, links) => {
     if (isSecretFile(real) || isSecretFile(asked)) return `holds secrets (an environment file, credentials or a key)${real === asked ? "" : `: it is ${real}`}; no tool reads it. Tell the model what it needs from it yourself.`;
-    if (links > 1) return `${HARD_LINK} no tool reads one. Copy the file instead.`;
+    if (links > 1) return HARD_LINK_READ;
     // A data file too, which is served as a config where it holds secrets (review 270: notes.md leading to llm.yaml
     // served its api_key).
     if (mayServeAsConfig(real) && !servedAlike(asked, real)) {
@@ -649,6 +652,12 @@ function renameIfUnchanged(target: string, rel: string, unchanged: string | unde
   return undefined;
 }
 
+/** Whether `path` still names the entry `was` (lstat'd before): the same inode on the same device. */
+async function sameEntry(path: string, was: { dev: number; ino: number }): Promise<boolean> {
+  const now = await lstat(path).catch(() => undefined);
+  return now !== undefined && now.dev === was.dev && now.ino === was.ino;
+}
+
 /** `tries`: how many times the change was read and made again, each time over another program's save. */
 export const changedFailure = (rel: string, tries = 1) =>
   failure("changed", rel, `was changed by another program (an editor?) while this changed it${tries > 1 ? `, ${tries} times running` : ""}, and was left as that program saved it; nothing was written. Read it again and retry.`);
@@ -682,7 +691,9 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
       if (existing?.isSymbolicLink()) {
         const found = await follow(at.realRoot, target, rel);
         if (!found.ok && found.code !== "missing") return found;
-        if (!found.ok) return failure("outside", rel, "a dangling symlink; remove it.");
+        // Missing where the link it was is no longer there: another program swapped it meanwhile (review 334: such a
+        // race was called a dangling link, of a link whose target exists).
+        if (!found.ok) return (await sameEntry(inFolder(parent, basename(target)), existing)) ? failure("outside", rel, "a dangling symlink; remove it.") : changedFailure(rel);
         target = found.real;
       }
       if (dirname(target) !== parent.path) {
@@ -741,7 +752,8 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
         return strayed(handle, target, rel) ?? { ok: true, path: target, written: await handle.stat({ bigint: true }) };
       } catch (e) {
         removeOpened(handle, inFolder(folder, tempName));
-        return ioFailure(rel, "cannot be written", e);
+        // The rename met a folder where a file or nothing was (judged above): another program swapped it in meanwhile.
+        return errno(e) === "EISDIR" ? changedFailure(rel) : ioFailure(rel, "cannot be written", e);
       } finally {
         await handle.close();
       }

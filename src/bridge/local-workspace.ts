@@ -14,7 +14,7 @@ import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limit
 import { mayServeAsConfig, servedWithout } from "../core/catalog/config.js";
 import { checkWorkspacePath, machineryName } from "../core/workspace/paths.js";
 import { type FileContent, type FileEntry, type HistoryPage, type Listing, type ProjectInfo, type ReadOptions, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsError, type WsResult } from "../core/workspace/store.js";
-import { isInside, permissionFix, posixRelative, writerLeftover } from "./confined-fs.js";
+import { HARD_LINK_READ, isInside, permissionFix, posixRelative, writerLeftover } from "./confined-fs.js";
 import { CHANGED_MEANWHILE, MAX_READ, type NodeRuntimeFs } from "./runtime-fs.js";
 import { contentVersion, fileIdentity, KEPT_DAYS, keptContent, keptOf } from "./kept-versions.js";
 import { notUtf8Refusal, textBytes, type TextWrite } from "../core/workspace/file-text.js";
@@ -212,8 +212,19 @@ class LocalFiles implements WorkspaceFiles {
     }
     const entry = data && (await this.entry(rel, data));
     // The closest names on its way, as the remote says them (review 140: "docs/prd.mdd" got none here).
-    if (!data || !entry) return { ok: false, kind: "not_found", error: `No file ${rel} in the project (${this.root}).${suggestion(await nearPaths(this, rel, 3))}` };
+    if (!data || !entry) return { ok: false, kind: "not_found", error: await this.noFile(rel) };
     return { ok: true, value: { ...entry, data, ...(await this.pulledBy(rel, entry.sha256)) } };
+  }
+
+  /** Why no file is read at `rel` (located): a folder or a link to nothing there is said as it is, as a write says it
+   *  (review 334: both were "No file X", with X its own closest name); else none, with the closest names. */
+  private async noFile(rel: string): Promise<string> {
+    const abs = join(this.root, rel);
+    const named = await lstat(abs).catch(() => undefined);
+    const info = named && (await stat(abs).catch(() => undefined));
+    if (info?.isDirectory()) return `${rel}: is a folder, not a file; list ${rel}/* for the files in it.`;
+    if (named?.isSymbolicLink() && !info) return `${rel}: is a link to nothing (what it leads to does not exist); remove it, or make the file it leads to.`;
+    return `No file ${rel} in the project (${this.root}).${suggestion(await nearPaths(this, rel, 3))}`;
   }
 
   /** The files' first or last bytes, one file at a time: the map looks at 40 documents' frontmatter, not 40 whole
@@ -354,9 +365,12 @@ class LocalFiles implements WorkspaceFiles {
     const at = await this.located(path);
     if (!at.ok) return at;
     const rel = at.value.rel;
-    const now = await this.entry(rel);
+    const found = await this.found(rel);
+    const now = typeof found === "object" ? found : undefined;
     const kept = (await keptOf(this.root, rel)).map((e): VersionEntry => ({ version: e.version, op: "write", size: e.size, sha256: e.sha256, at: e.at, kept: true }));
     const versions = [...(now ? [{ version: now.version, op: "write" as const, size: now.size, sha256: now.sha256, ...(now.author ? { author: now.author } : {}), at: now.updated_at }] : []), ...kept];
+    // Said as read says it (review 334: "No file" of a hard link).
+    if (!versions.length && found === HARD_LINK) return { ok: false, kind: "not_found", error: `${rel}: ${HARD_LINK_READ}` };
     if (!versions.length) return { ok: false, kind: "not_found", error: `No file ${rel} in the project, and nothing of it kept (the bridge keeps ${KEPT_DAYS} days of what it replaced or removed); earlier versions are in the user's git, if they use it (git log).` };
     const from = page.before === undefined ? 0 : versions.findIndex((v) => v.version === page.before) + 1;
     if (!from && page.before !== undefined) return { ok: false, kind: "not_found", error: `The bridge kept no version ${page.before} of ${rel}: history lists the ones it kept.` };

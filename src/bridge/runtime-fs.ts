@@ -281,7 +281,7 @@ export class NodeRuntimeFs implements RuntimeFs {
     if (typeof unchanged !== "string") throw asError(unchanged);
     // What is there is read first, and a file it cannot read (too large to keep, not a plain file) is not replaced.
     const current = await this.read(root, rel, rel, undefined, hardLinkChange);
-    sawFile(root, rel, unchanged, current?.byteLength ?? 0);
+    sawFile(root, rel, unchanged, current ?? new Uint8Array());
     const next = await change(current);
     if (next === undefined) return { ok: true, written: undefined };
     const changed = await changedSince(root, rel, unchanged);
@@ -295,7 +295,7 @@ export class NodeRuntimeFs implements RuntimeFs {
     // Written even when the same: a config's version then changes whatever was written, so none says a guess was right.
     const done = await landedOrDropped(root, kept, () => writeConfined(root, rel, next, { unchanged }));
     if (!done.ok) return changedOrThrow(done);
-    sawFile(root, rel, stamped(done.written), next.byteLength);
+    sawFile(root, rel, stamped(done.written), next);
     if (!(current && sameBytes(current, next))) await noteWrite(root, rel, next);
     return { ok: true, written: done.written };
   }

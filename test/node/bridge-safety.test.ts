@@ -582,6 +582,26 @@ describe("odd files: a listing goes on, and every refusal names the file, what i
     rmSync(odd, { recursive: true });
   });
 
+  it("says a folder, a link to nothing and a hard link as they are when read or asked for history, never as missing (review 334)", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    const odd = join(dir, "odd334");
+    mkdirSync(join(odd, "plan.md"), { recursive: true });
+    writeFileSync(join(odd, "plan.md/inner.md"), "in\n");
+    symlinkSync("nowhere.md", join(odd, "gone.md"));
+    writeFileSync(join(tmp.dir, "hard334.md"), "elsewhere\n");
+    linkSync(join(tmp.dir, "hard334.md"), join(odd, "hard.md"));
+    const folder = await files(client, { action: "read", path: "odd334/plan.md" });
+    const dangling = await files(client, { action: "read", path: "odd334/gone.md" });
+    const history = await files(client, { action: "history", path: "odd334/hard.md" });
+    expect([folder.text, dangling.text, history.text]).toEqual([
+      "odd334/plan.md: is a folder, not a file; list odd334/plan.md/* for the files in it.",
+      "odd334/gone.md: is a link to nothing (what it leads to does not exist); remove it, or make the file it leads to.",
+      "odd334/hard.md: is a hard link, another name of a file that may hold anything: no tool reads one. Copy the file instead.",
+    ]);
+    rmSync(odd, { recursive: true });
+  });
+
   it("lists past a folder or file its user may not read, naming each with the fix, and words a denied read's fix for reading", async () => {
     // As root every permission passes: the bridge runs as nobody, on a project nobody owns.
     const dir = tmp.project("denied222");

@@ -121,10 +121,45 @@ it("changes a file an editor is saving in place only once it holds the save, nev
   }
 });
 
+/** argv: a file, the length of its first part. A save written in place in two parts: the second once a line comes on
+ *  stdin. */
+const PYTHON_SAVES_IN_TWO_PARTS = `
+import sys
+with open(sys.argv[1], "w", encoding="utf-8") as f:
+    f.write("part 1 " + "a" * int(sys.argv[2]) + "\\n")
+    f.flush()
+    print("part 1", flush=True)
+    sys.stdin.readline()
+    f.write("part 2\\n")
+`;
+
+it("changes a file an editor saves in place in two parts only once it holds both (review 334)", async () => {
+  const target = join(root, "docs/two-parts.md");
+  // The first part is longer than the file was (a file shorter than the bridge last saw it was waited on already): an
+  // append read it there, and the second part, 60 ms later (or as soon as the append landed, sooner), went to the file
+  // the append replaced. Round 0 is a file the bridge has not seen; later rounds one it wrote.
+  writeFileSync(target, "small\n");
+  for (let round = 0; round < 3; round++) {
+    const length = 4000 * (round + 1);
+    const child = spawn("python3", ["-c", PYTHON_SAVES_IN_TWO_PARTS, target, String(length)], { stdio: ["pipe", "pipe", "inherit"] });
+    const done = new Promise((exit) => child.on("close", exit));
+    await Promise.race([new Promise((ready) => child.stdout.once("data", ready)), done]);
+    const append = fs.update(target, async (old) => new TextEncoder().encode(`${new TextDecoder().decode(old)}- the model's note\n`));
+    await Promise.race([append, new Promise((r) => setTimeout(r, 60))]);
+    child.stdin.end("go\n");
+    await append;
+    await done;
+    expect(readFileSync(target, "utf8"), `round ${round}`).toBe(`part 1 ${"a".repeat(length)}\npart 2\n- the model's note\n`);
+  }
+});
+
 it("keeps no copy for a change that did not land beside a program appending every few ms (review 234)", async () => {
   const rel = "docs/appended.md";
   const target = join(root, rel);
   writeFileSync(target, "# start\n");
+  // Seen by a change first: a file no change has seen, changed in place just now, is waited on as a save in progress
+  // (mid-save.ts), and one only appended to since a change saw it is read at once.
+  await fs.update(target, async (old) => old);
   const stop = join(tmp.dir, "appended-stop");
   const appender = spawn("python3", ["-c", "import os, sys, time\nwhile not os.path.exists(sys.argv[2]):\n    open(sys.argv[1], 'a').write('py\\n'); time.sleep(0.002)", target, stop], { stdio: "ignore" });
   const before = (await keptOf(root, rel)).length;

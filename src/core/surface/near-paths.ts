@@ -35,5 +35,7 @@ export async function nearPaths(files: Pick<WorkspaceFiles, "stat" | "children">
     const slash = found.lastIndexOf("/");
     return (slash < 0 ? "" : found.slice(0, slash)) === askedFolder || isNear(found.slice(slash + 1), parts.at(-1) ?? "");
   };
-  return [best, ...first.slice(1)].filter(near);
+  // Never the path asked itself: a folder or a link to nothing of that name is no file to read (review 334).
+  const asked = parts.join("/");
+  return [best, ...first.slice(1)].filter((found) => found !== asked && near(found));
 }
