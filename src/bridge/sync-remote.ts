@@ -2,7 +2,7 @@
 // if_version): what pull and push need, nothing more. Every answer is outside data: parsed with zod, each path
 // checked like the workspace checks paths, and the paths that would reach into a repository's machinery
 // (.git, this folder's .bmad-mcp) refused, so a hostile server cannot place a file where it must not go.
-import { type Client, SdkHttpError, UnauthorizedError } from "@modelcontextprotocol/client";
+import { type Client, SdkErrorCode, SdkHttpError, UnauthorizedError } from "@modelcontextprotocol/client";
 import * as z from "zod";
 import { MAX_FILE_BYTES, MAX_FILES, MAX_LISTED } from "../core/workspace/limits.js";
 import { changeRefusal, checkWorkspacePath, foldPath, printable, showTwins, TWIN_DIFFERENCE } from "../core/workspace/paths.js";
@@ -33,8 +33,8 @@ export interface RemoteContent extends RemoteFile {
   others?: ByOthers;
 }
 /** `refused`: the remote answered and said no to this one call (a rerun meets the same answer); `denied`: it turned
- *  the request away before any tool ran (a token or sign-in that does not allow it, another 4xx), so nothing changed;
- *  otherwise the call itself failed (the connection, the deadline) and may have done its work. */
+ *  the request away before any tool ran (a token or sign-in that does not allow it), so nothing changed; otherwise the
+ *  call itself failed (the connection, the deadline, another 4xx or a 5xx) and may have done its work. */
 export type Remote<T> = Result<{ value: T }, { refused?: true; denied?: true }>;
 
 const LISTING = z.object({ total: z.number().int().min(0), files: z.array(z.object({ path: z.string(), version: z.number().int().min(1) })).max(MAX_FILES), folders: z.array(z.string()).max(MAX_FILES).optional() });
@@ -81,6 +81,11 @@ const carried = (prefix: string) => SYNC_FOLDERS.some((folder) => prefix.startsW
 /** The folders directly below `prefix` on the way to one sync carries (at the top: `_bmad`, `_bmad-output`, `.claude`). */
 const towardCarried = (prefix: string) => [...new Set(SYNC_FOLDERS.filter((folder) => folder.startsWith(prefix)).map((folder) => folder.slice(prefix.length).split("/")[0]!))];
 
+/** The server's own refusal of the sign-in or token (what the SDK and token-client.ts throw for its 401 and 403):
+ *  no tool ran. Any other 4xx may come from a proxy after it forwarded the call (review 336: a 408 after the write). */
+const authRefusal = (error: unknown) =>
+  error instanceof UnauthorizedError || (error instanceof SdkHttpError && (error.code === SdkErrorCode.ClientHttpAuthentication || error.code === SdkErrorCode.ClientHttpForbidden));
+
 export class RemoteWorkspace {
   private readonly deadline = AbortSignal.timeout(SYNC_DEADLINE_MS);
 
@@ -105,7 +110,7 @@ export class RemoteWorkspace {
     } catch (error) {
       const why = this.deadline.aborted ? `the remote took more than ${SYNC_DEADLINE_MS / 60_000} minutes in all; check that it is up, then run the command again` : remoteText((error as Error).message);
       const failed = `${TOOL.bmadFiles} ${String(args.action)} failed: ${why}`;
-      if (this.deadline.aborted || !(error instanceof UnauthorizedError || (error instanceof SdkHttpError && error.status >= 400 && error.status < 500))) return { ok: false, error: failed };
+      if (this.deadline.aborted || !authRefusal(error)) return { ok: false, error: failed };
       // Still refused after the browser's sign-in: the user allowed less than the call needs.
       const fix = error instanceof UnauthorizedError ? "; sign in again, allowing what it asks (a push needs bmad:write)" : "";
       return { ok: false, error: `${failed}${fix}`, denied: true };

@@ -864,8 +864,9 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
 /** A server of our own that answers bmad-files list and read over these paths, as the Worker does (sorted, at most
  *  1,000 a listing, or `page`), and with whatever paths it is given: a hostile one. `vanish`: files another member
  *  deletes as they are read; `raceWrites`: files another member writes first, as they are written; `raceDeletes`: files
- *  another member deletes first, as they are deleted; `digests`: the sha256 a read names, where it is not of the text sent. */
-async function startFake(paths: string[], opts: { endless?: boolean; digests?: Map<string, string>; notUtf8?: string[]; page?: number; contents?: Map<string, string>; versions?: Map<string, number>; written?: string[]; refuseWrites?: string[]; raceWrites?: string[]; raceDeletes?: string[]; stallWrites?: () => void; refuseReads?: string; vanish?: string[]; byOthers?: string[]; othersLines?: Map<string, string>; others?: Map<string, Array<{ by: string; lines: string; with_you?: true }>>; changedByOther?: string[]; port?: number } = {}): Promise<string> {
+ *  another member deletes first, as they are deleted; `digests`: the sha256 a read names, where it is not of the text sent;
+ *  `answerWrites`: the HTTP status every write is answered with, as a proxy's after it forwarded the write. */
+async function startFake(paths: string[], opts: { endless?: boolean; digests?: Map<string, string>; notUtf8?: string[]; page?: number; contents?: Map<string, string>; versions?: Map<string, number>; written?: string[]; refuseWrites?: string[]; raceWrites?: string[]; raceDeletes?: string[]; stallWrites?: () => void; answerWrites?: number; refuseReads?: string; vanish?: string[]; byOthers?: string[]; othersLines?: Map<string, string>; others?: Map<string, Array<{ by: string; lines: string; with_you?: true }>>; changedByOther?: string[]; port?: number } = {}): Promise<string> {
   // Listed as `paths` holds them at each call: a test may change them between pulls.
   const answer = (args: Record<string, unknown>) => {
     const path = String(args.path ?? "**");
@@ -927,6 +928,7 @@ async function startFake(paths: string[], opts: { endless?: boolean; digests?: M
     if (message.id === undefined) return void res.writeHead(202).end(); // a notification
     // Never answered: a push waits here until it is killed.
     if (opts.stallWrites && message.method === "tools/call" && message.params?.arguments?.action === "write") return void opts.stallWrites();
+    if (opts.answerWrites && message.method === "tools/call" && message.params?.arguments?.action === "write") return void res.writeHead(opts.answerWrites).end("gateway timeout");
     const result = results.get(message.method)?.(message.params ?? {});
     const reply = result === undefined ? { error: { code: -32601, message: `no method ${message.method}` } } : { result };
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, ...reply }));
@@ -1489,6 +1491,18 @@ it("holds back whole, before changing anything, what --force would replace past 
   expect(again.stdout).toContain("left     _bmad-output/plan.md (replacing what is here (10 files)");
   expect(again.stdout).toContain(": 0 added, 0 updated, 0 deleted, 2 unchanged, 3 left on the remote.");
   expect(readFileSync(join(target, "_bmad-output/gone.md"), "utf8")).toBe("g, changed here\n");
+}, 30_000);
+
+it("says a write a proxy answered with a 4xx of its own may have reached the remote, and notes it as maybe sent (review 336)", async () => {
+  const remote = await startFake([], { answerWrites: 408 });
+  const target = await pulledFolder(remote);
+  mkdirSync(join(target, "_bmad-output"));
+  writeFileSync(join(target, "_bmad-output/a.md"), "mine\n");
+  const out = await cli(["push", "--remote", remote, "--project", "x", "--dir", target]);
+  expect(out.code).toBe(1);
+  expect(out.stderr).toContain("The change may have reached the remote before the answer was lost");
+  expect(out.stderr).not.toContain("Nothing was sent");
+  expect(JSON.parse(readFileSync(join(target, ".bmad-mcp/sync.json"), "utf8")).sent).toEqual([{ path: "_bmad-output/a.md", sha256: createHash("sha256").update("mine\n").digest("hex") }]);
 }, 30_000);
 
 it("names a push's writes before it makes them, so a killed push's files read as pushed; a write the remote refuses stops no other (review 113)", async () => {

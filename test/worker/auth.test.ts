@@ -158,8 +158,15 @@ describe("discovery", { timeout: 60_000 }, () => {
       ["\u115F\u1160\uFFA0\u3164", "An unnamed app"],
       ["\u2800\u2800\u2800", "An unnamed app"],
       [`Cl\u2800\u2800\u2800aude`, "Cl aude"],
-      [`Claude${"\u0336".repeat(150)}`, "Claude\u0336\u0336"],
+      [`Claude${"\u0336".repeat(150)}`, `Claude${"\u0336".repeat(4)}`],
       ["Claude \u202Eevil\u200B", "Claude evil"],
+      ["Claude\n\u200D(claude.ai,\u00ADverified)", "Claude (claude.ai,verified)"],
+      // Review 336: the joins a script or emoji is written with stay; so do a pointed letter's four marks.
+      ["I \u2764\uFE0F BMAD", "I \u2764\uFE0F BMAD"],
+      ["\u{1F468}\u200D\u{1F469}\u200D\u{1F467} Family", "\u{1F468}\u200D\u{1F469}\u200D\u{1F467} Family"],
+      ["\u06A9\u062A\u0627\u0628\u200C\u062E\u0627\u0646\u0647", "\u06A9\u062A\u0627\u0628\u200C\u062E\u0627\u0646\u0647"],
+      ["\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F} Scots", "\u{1F3F4}\u{E0067}\u{E0062}\u{E0073}\u{E0063}\u{E0074}\u{E007F} Scots"],
+      ["\u05D1\u05BC\u05B0\u05E8\u05B5\u05D0\u05E9\u05C1\u05B4\u0596\u05D9\u05EA", "\u05D1\u05BC\u05B0\u05E8\u05B5\u05D0\u05E9\u05C1\u05B4\u0596\u05D9\u05EA"],
     ];
     for (const [name, shown] of names) {
       const page = await (await consentFor({ client_name: name })).text();

@@ -28,9 +28,11 @@ const RUBRIC_POINTS = 40;
 export const MIN_SECTION_WORDS = 30;
 // Template and placeholder text fills a section and says nothing: a body of `TBD {{placeholder}} [TODO]` read as a
 // substantial section (review 329). Spans: `{{name}}`, `{config_word}`, and "lorem ipsum" to the end of its line; words:
-// TBD or TODO (bracketed or with punctuation), and an ellipsis alone.
+// TBD or TODO bracketed (`[TODO]`, `<TBD>`, `*TBD*`) or with a colon (`TODO:`), and an ellipsis alone; lines: TBD or TODO
+// alone. A bare TODO among other words is a word ("a Tiny TODO app", review 336).
 const PLACEHOLDER_SPAN = /\{\{[^{}]*\}\}|\{[\w.-]+\}|\blorem ipsum\b.*$/gi;
-const PLACEHOLDER_WORD = /^[[(<*_]*(?:TBD|TODO)[\]):>*_.,!]*$|^(?:…|\.{3,})$/;
+const PLACEHOLDER_WORD = /^(?:[[(<*_]+(?:TBD|TODO)[\])>*_]+[.,:;!]*|(?:TBD|TODO):|…|\.{3,})$/;
+const PLACEHOLDER_LINE = /^\s*(?:TBD|TODO)[.!]?\s*$/;
 // Only from the start of a number: tried inside a long run of digits, the match backtracked quadratically.
 const QUANTIFIED = /(?<!\d)\d+\s*(?:%|ms|users|requests|seconds)/i;
 
@@ -91,6 +93,7 @@ interface Section {
 
 /** A line's words and its placeholders, counted apart. */
 function countWords(line: string): { words: number; placeholders: number } {
+  if (PLACEHOLDER_LINE.test(line)) return { words: 0, placeholders: 1 };
   let placeholders = 0;
   const rest = line.replace(PLACEHOLDER_SPAN, () => {
     placeholders++;
@@ -132,16 +135,24 @@ function sections(document: string): Section[] {
   return heads.map((h, i) => ({ heading: h.text, words: between(words, i), placeholders: between(placeholders, i) }));
 }
 
-/** The one item a heading answers: the section item its text names first, the rubric's order breaking a tie. One
- *  heading naming every item ("Summary: goals, user stories, functional requirements, …") answered them all (review 329). */
-function itemOf(heading: string, rubric: RubricItem[]): RubricItem | undefined {
-  let best: RubricItem | undefined;
-  let at = Infinity;
-  for (const i of rubric) {
-    const found = i.section ? i.pattern.exec(heading) : null;
-    if (found && found.index < at) [best, at] = [i, found.index];
-  }
-  return best;
+/** A heading answers at most this many items: one naming every item ("Summary: goals, user stories, functional
+ *  requirements, …") answered them all (review 329), and "User Acceptance Criteria" names two. */
+const ITEMS_PER_HEADING = 2;
+
+/** The items a heading answers: those it names most specifically (the longest matches), the rubric's order breaking a
+ *  tie. Taken by the name it holds first, "MVP Features" answered scope alone and lost its features (review 336). */
+function itemsOf(heading: string, rubric: RubricItem[]): RubricItem[] {
+  const named = rubric.flatMap((i) => {
+    const longest = i.section ? longestMatch(heading, i.pattern) : 0;
+    return longest ? [{ i, longest }] : [];
+  });
+  return named.sort((a, b) => b.longest - a.longest).slice(0, ITEMS_PER_HEADING).map((n) => n.i);
+}
+
+function longestMatch(text: string, pattern: RegExp): number {
+  let longest = 0;
+  for (const m of text.matchAll(new RegExp(pattern.source, `${pattern.flags}g`))) longest = Math.max(longest, m[0].length);
+  return longest;
 }
 
 /** What a draft lacks by the rubric: missing items, and sections that are thin, placeholders or only mentioned. */
@@ -149,8 +160,7 @@ export function gapAnalysis(document: string, rubric: RubricItem[]): Finding[] {
   // Each item's fullest section among the headings that answer it.
   const fullest = new Map<RubricItem, Section>();
   for (const s of sections(document)) {
-    const i = itemOf(s.heading, rubric);
-    if (i && s.words > (fullest.get(i)?.words ?? -1)) fullest.set(i, s);
+    for (const i of itemsOf(s.heading, rubric)) if (s.words > (fullest.get(i)?.words ?? -1)) fullest.set(i, s);
   }
   const findings: Finding[] = [];
   for (const i of rubric) {

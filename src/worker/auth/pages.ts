@@ -10,7 +10,7 @@ import { LOCAL_IDENTITY, localIdentity, randomToken, s256, SCOPES, SCOPES_SUPPOR
 import { oidcAuthorizeUrl, oidcDiscovery, oidcIdentity } from "./oidc.js";
 import { checkClientId } from "./public-host.js";
 import { readCappedForm } from "../read-capped.js";
-import { asOneLine, SHOWS_AS_NOTHING } from "../../core/lines.js";
+import { asOneLine, writeOutInvisible } from "../../core/lines.js";
 import { REGISTRATION_LIMITS, REGISTRATION_TTL_DAYS, takeFromAddress } from "./registration.js";
 import { METADATA_RETRY_SECONDS, metadataUnreadable, shown } from "./oauth-error.js";
 import { redirectKind, refusedRedirectPage, toApp } from "./app-redirect.js";
@@ -58,17 +58,21 @@ function oversizedPart(request: AuthRequest): string | undefined {
   return undefined;
 }
 
-/** Combining marks past the second on one character: 150 of them stacked over the page's lines (review 332). */
-const MARK_PILE = /(\p{M}{2})\p{M}+/gu;
+/** Combining marks past the fourth on one character: 150 of them stacked over the page's lines (review 332). Four
+ *  leave pointed Hebrew its cantillation (review 336). */
+const MARK_PILE = /(\p{M}{4})\p{M}+/gu;
 /** The braille blank prints as a space (review 332: a name of only it was blank): a space here, where spaces collapse.
- *  Not in SHOWS_AS_NOTHING: it takes a place on a line, and names compared without it would read differently. */
+ *  Not dropped with what shows as nothing: it takes a place on a line, and names compared without it would read differently. */
 const BRAILLE_BLANK = /\u2800/g;
+/** For writeOutInvisible: a line break or other blank a space, where asOneLine collapses it; the rest dropped. */
+const spaceOrNothing = (c: string) => (/\s/.test(c) ? " " : "");
 
 /** A client's name as the page shows it: one line, nothing that shows as nothing (review 95: a right-to-left override
  *  in "Claude \u202Eevil" showed the page's sentence reversed; review 332: Hangul fillers spaced "Claude" from a fake
- *  "(claude.ai, verified)"), blanks collapsed, marks not piled. */
+ *  "(claude.ai, verified)") but the joins a script or emoji is written with ("I ❤️ BMAD", review 336), blanks
+ *  collapsed, marks not piled. */
 export const shownName = (name: string) =>
-  asOneLine(name.replace(SHOWS_AS_NOTHING, "").replace(BRAILLE_BLANK, " ").replace(MARK_PILE, "$1")).trim() || "An unnamed app";
+  asOneLine(writeOutInvisible(name, spaceOrNothing).replace(BRAILLE_BLANK, " ").replace(MARK_PILE, "$1")).trim() || "An unnamed app";
 
 /** On the local (loopback-only) consent page: an optional email signs in another local user, to try sharing. */
 export const LOCAL_USER_FIELD = `<p><label>Sign in as (optional): <input type="email" name="user" maxlength="255" placeholder="the local user"></label><br>
