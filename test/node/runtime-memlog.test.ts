@@ -85,6 +85,10 @@ function session(): Step[] {
     { args: ["init", "-h"] },
     { args: ["append", "--help"] },
     { args: ["set", "-h"], env: { COLUMNS: "60" } },
+    // COLUMNS as int() reads it: any decimal digits, U+0085 stripped; U+FEFF and U+001C are no whitespace to it.
+    { args: ["set", "-h"], env: { COLUMNS: "\u0085\u0666\u0660" } },
+    { args: ["set", "-h"], env: { COLUMNS: "\ufeff60" } },
+    { args: ["set", "-h"], env: { COLUMNS: "\u001c60" } },
     { args: ["append", "--text", "x"], env: { COLUMNS: "30" } },
   ];
   return steps;

@@ -30,6 +30,11 @@ it("answers every command, error and help as pick_methods.py does", async () => 
     ["show", "nothing"],
     ["show"],
     ["random", "-n", "2.5"],
+    // -n as int() reads it: any decimal digits, U+0085 stripped; U+FEFF and U+001C-U+001F are no whitespace to it.
+    ["random", "-n", "\u0085\u0660_\u0660 "],
+    ["random", "-n", "-\u0661"],
+    ["random", "-n", "\ufeff0"],
+    ["random", "-n", "\u001c0"],
     ["random", "--category", "nope"],
     ["random", "--exclude", "x", "--category", "none"],
     ["--extra", EXTRA, "list", "--category", "mine", "--category", "advanced"],
@@ -39,6 +44,8 @@ it("answers every command, error and help as pick_methods.py does", async () => 
     ["--extra", "[1]", "categories"],
     // json.loads reads Python's constants, and a new method's number follows the largest exactly (review 137).
     ["--extra", '[{"method_name":"Inf","description":Infinity,"num":-Infinity},{"method_name":"Big","num":12345678901234567890},{"method_name":"Next"}]', "show", "inf", "next"],
+    // A num in any decimal digits counts toward the next free one, as isdigit() and int() read it.
+    ["--extra", '[{"method_name":"Arabic","num":"\u0669\u0660\u0660"},{"method_name":"After"}]', "show", "after"],
     ["--file", "odd.csv", "list", "--all"],
     ["--file", "odd.csv", "--extra", '[{"method_name": "late"}]', "show", "7", "8", "no num"],
     ["--file", "missing.csv", "categories"],

@@ -66,6 +66,9 @@ it("answers every subcommand, error and help as recon_kit.py does", async () => 
   // Python's `\s` (review 335): U+FEFF is no whitespace to it; U+001C-U+001F and U+0085 are.
   writeFileSync(join(tmp.dir, "spaces.md"), "a [1] b [2] c [3]\n\n## Sources\n| # | Source | Note |\n|---|---|---|\n| 1 | [a](https://a.example/x\x1cy) | n |\n| 2 | https://b.example/p\x85q | n |\n| 3 | [c](https://c.example/\ufeffz) | n |\n");
   writeFileSync(join(tmp.dir, "spaces-memlog.md"), "---\ntopic: t\n---\n\n- (claim)\x1fx status=ok\n- (claim)\ufeffy status=ok\n");
+  // Python's `\d` is any decimal digit, and int() reads them (Arabic-Indic ٣, fullwidth ２).
+  writeFileSync(join(tmp.dir, "digits.md"), "a [\u0663] b [\uff12] c [1\u0660]\n\n## Sources\n| # | Source |\n|---|---|\n| [3] | x |\n| \u0662 | y |\n| 10 | z |\n");
+  writeFileSync(join(tmp.dir, "digits-memlog.md"), "- (claim) a status=ok ref=[\u0663]\n- (claim) b status=no ref=3\n");
   mkdirSync(join(tmp.dir, "a-folder"), { recursive: true });
   const windows = JSON.stringify({ "size/growth": 18, PRICING: "3", other2: 2.9 });
   const cases = [
@@ -74,12 +77,16 @@ it("answers every subcommand, error and help as recon_kit.py does", async () => 
     ["citations", "spaces.md"],
     ["escape-sources", "spaces.md"],
     ["tally", "spaces-memlog.md"],
+    ["citations", "digits.md"],
+    ["tally", "digits-memlog.md"],
     ["tally", "memlog.md"],
     ["tally", "no-frontmatter.md"],
     ["staleness", "claims.json", "--windows", windows, "--today", "2026-11-27"],
     ["staleness", "claims.json", "--windows", '{"pricing": -14}', "--today", "2026"],
     ["staleness", "claims.json", "--windows", '{"pricing": "x"}', "--today", "2026-11-27"],
     ["staleness", "claims.json", "--windows", '{"pricing": " \u0663 "}', "--today", "2026-11-27"], // any decimal digits, as int() (review 136)
+    ["staleness", "claims.json", "--windows", '{"pricing": "\u0085\u06603"}', "--today", "2026-11-27"], // int() strips U+0085
+    ["staleness", "claims.json", "--windows", '{"pricing": "\\u001c3"}', "--today", "2026-11-27"], // but not U+001C-U+001F
     ["staleness", "claims.json", "--windows", `{"pricing": ${"7".repeat(4301)}}`, "--today", "2026-11-27"], // past int()'s 4,300 digits
     ["staleness", "claims.json", "--windows", windows, "--today", "27/11/2026"],
     ["staleness", "bad-date.json", "--windows", windows, "--today", "2026-11-27"],

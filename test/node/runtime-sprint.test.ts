@@ -402,6 +402,7 @@ it("moves a card only where no value is shared through an anchor, an alias or a 
   expect(moveStoryText("development_status:\n  epic-1: done\n  1-1-login: review\n", "1-1-login", "done", "11-29-2026 05:20")).toMatchObject({ ok: true, text: "development_status:\n  epic-1: done\n  1-1-login: done\n" });
   // The epic by its number, as sprint_plan.py compares them (review 86).
   expect(moveStoryText("development_status:\n  epic-01: backlog\n  1-1-login: backlog\n", "1-1-login", "review")).toMatchObject({ ok: true, text: "development_status:\n  epic-01: in-progress\n  1-1-login: review\n" });
+  expect(moveStoryText("development_status:\n  epic-\u0660\u0661: backlog\n  \u0661-1-login: backlog\n", "\u0661-1-login", "review")).toMatchObject({ ok: true, text: "development_status:\n  epic-\u0660\u0661: in-progress\n  \u0661-1-login: review\n" });
   const many = (n: number) => `development_status:\n${Array.from({ length: n }, (_, i) => `  1-${i}-s: backlog`).join("\n")}\n`;
   let started = performance.now();
   expect(moveStoryText(many(45_000), "1-1-s", "done")).toMatchObject({ ok: false, error: expect.stringContaining("more than 10000 keys") });

@@ -2,6 +2,7 @@
 // remote): the elicitation method catalog a slice at a time (categories, list, show, random with --spread).
 import { addArgument, addSubparser, addSubparsers, createParser, parseArgs } from "./argparse.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
+import { pyInt } from "./py-int.js";
 import { dumps, loads, PyError, type PyValue } from "./py-json.js";
 import { catalogFile, categoriesText, docstring, drawCount, filterCats, listRows, readRows, sample } from "./py-catalog.js";
 import { decodeUtf8, isOsError, readBytes, readText } from "./py-io.js";
@@ -63,8 +64,10 @@ function mergeExtra(rows: Row[], extras: Row[]): Row[] {
       merged.push({ ...e });
     }
   }
-  // Python's int: exact past 2^53 (review 137: 12345678901234567890 + 1 came out as …7000).
-  let next = merged.filter((r) => /^\d+$/.test(r.num)).reduce((max, r) => (BigInt(r.num) > max ? BigInt(r.num) : max), 0n) + 1n;
+  // Python's int: exact past 2^53 (review 137: 12345678901234567890 + 1 came out as …7000), of any decimal digits.
+  // isdigit() also passes digits that are not decimal (², ①), on which Python's int() stops the script; this skips them.
+  const nums = merged.filter((r) => /^\p{Nd}+$/u.test(r.num)).map((r) => pyInt(r.num));
+  let next = nums.reduce((max, n) => (n > max ? n : max), 0n) + 1n;
   for (const r of merged) if (!r.num) r.num = String(next++);
   return merged;
 }

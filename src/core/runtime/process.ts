@@ -3,6 +3,7 @@
 import { ArgparseExit } from "./argparse.js";
 import { ScriptTimeout } from "./budget.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
+import { pyInt } from "./py-int.js";
 import { PyError } from "./py-json.js";
 
 export interface Output {
@@ -10,10 +11,14 @@ export interface Output {
   stderr: string;
 }
 
-/** shutil.get_terminal_size().columns for a process whose output is captured: COLUMNS or 80. */
+/** shutil.get_terminal_size().columns for a process whose output is captured: int(COLUMNS) if positive, else 80. */
 export function terminalWidth(ctx: ScriptContext): { width: number } {
-  const raw = ctx.env?.COLUMNS?.trim();
-  const columns = raw && /^[+-]?\d+$/.test(raw) ? Number(raw) : 0;
+  let columns = 0;
+  try {
+    columns = Number(pyInt(ctx.env?.COLUMNS ?? ""));
+  } catch (error) {
+    if (!(error instanceof PyError)) throw error; // int()'s ValueError: shutil takes it as no width given
+  }
   return { width: columns > 0 ? columns : 80 };
 }
 

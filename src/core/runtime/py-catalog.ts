@@ -5,7 +5,8 @@ import type { RunBudget } from "./budget.js";
 import type { ScriptContext } from "./context.js";
 import { readText, statPath } from "./py-io.js";
 import { joinPath, normPath, parentPath, resolvePath } from "./py-path.js";
-import { dumps, type PyValue } from "./py-json.js";
+import { pyInt } from "./py-int.js";
+import { dumps, PyError, type PyValue } from "./py-json.js";
 import { compareCodePoints, isSpace, repr, strip } from "./py-str.js";
 
 /** csv.reader's records of a file read with encoding="utf-8-sig", newline="" (the excel dialect, not strict). */
@@ -122,12 +123,17 @@ export function sample<R>(pool: R[], n: number): R[] {
   return rest.slice(0, n);
 }
 
-/** random's `-n` as argparse's type=int reads it (whitespace, a sign, digit-group underscores), else its error. */
+/** random's `-n` as argparse's type=int reads it (int()'s rules), else its error. */
 export function drawCount(args: Namespace, random: Parser, env: { width: number }): number {
   if (args.cmd !== "random" || args.n === undefined) return 1;
   const n = args.n as string;
-  if (!/^\s*[+-]?\d+(?:_\d+)*\s*$/.test(n)) error(random, `argument -n: invalid int value: ${repr(n)}`, env);
-  return Number(n.replace(/_/g, ""));
+  try {
+    return Number(pyInt(n));
+  } catch (e) {
+    // argparse turns int()'s ValueError into its own usage error.
+    if (e instanceof PyError) error(random, `argument -n: invalid int value: ${repr(n)}`, env);
+    throw e;
+  }
 }
 
 /** The catalog file: --file as given, else the script's sibling assets/NAME; where it is, or nothing. */

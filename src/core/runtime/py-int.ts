@@ -1,9 +1,11 @@
 // Python's int() of text, where it differs from JavaScript's: any Unicode decimal digits (Python's \d), single
 // underscores between them, surrounding whitespace. The ported scripts read numbers with these wherever Python does.
 import { checkIntDigits, PyError } from "./py-json.js";
-import { repr, strip } from "./py-str.js";
+import { isSpace, repr, stripWhere } from "./py-str.js";
 
 const DIGIT = /^\p{Nd}$/u;
+/** The whitespace int() strips: str.isspace()'s, but U+001C-U+001F are ASCII, which it tests with C's isspace(). */
+const intSpace = (ch: string) => isSpace(ch) && !(ch >= "\x1c" && ch <= "\x1f");
 /** The digits int() reads: single underscores between them. */
 const DIGIT_RUN = /\p{Nd}+(?:_\p{Nd}+)*/uy;
 
@@ -23,11 +25,11 @@ export function digitsValue(text: string): bigint {
   return n;
 }
 
-/** int(s) in base 10, as Python 3.11 reads it: surrounding whitespace, a sign, Unicode digits with single underscores
- *  between them, at most 4,300 digits (its guard against quadratic conversion), the literal in errors cut at 200. */
+/** int(s) in base 10, as Python 3.11 reads it: surrounding whitespace (intSpace), a sign, Unicode digits with single
+ *  underscores between them, at most 4,300 digits (its guard against quadratic conversion), the literal in errors cut at 200. */
 export function pyInt(s: string): bigint {
   const invalid = () => new PyError("ValueError", `invalid literal for int() with base 10: ${[...repr(s)].slice(0, 200).join("")}`);
-  const t = strip(s);
+  const t = stripWhere(s, intSpace);
   const signed = t.startsWith("+") || t.startsWith("-") ? 1 : 0;
   DIGIT_RUN.lastIndex = signed;
   const run = DIGIT_RUN.exec(t)?.[0];

@@ -19,10 +19,15 @@ export function isSpace(ch: string): boolean {
 /** str.strip(). From each end by hand: a regex for trailing whitespace is tried at every run of it, which is
  *  quadratic on a long run inside the text (a memlog's body is stripped on every append). */
 export function strip(s: string): string {
+  return stripWhere(s, isSpace);
+}
+
+/** `s` without the characters at either end for which `stripped` holds. */
+export function stripWhere(s: string, stripped: (ch: string) => boolean): string {
   let start = 0;
   let end = s.length;
-  while (start < end && IS_WS.test(s[start]!)) start++;
-  while (end > start && IS_WS.test(s[end - 1]!)) end--;
+  while (start < end && stripped(s[start]!)) start++;
+  while (end > start && stripped(s[end - 1]!)) end--;
   return s.slice(start, end);
 }
 

@@ -1,6 +1,6 @@
 // Port of BMAD 6.12 bmad-deep-recon's scripts/recon_kit.py, for where its Python cannot run (the remote): the
 // research workflow's deterministic helpers (citations, tally, staleness, slug, escape-sources), one JSON object each.
-// Python's `\w` and `\d` are Unicode-aware; the patterns here use the `u` flag and letter classes where it matters.
+// Python's `\w` and `\d` are Unicode-aware; the patterns here use the `u` flag, \p{Nd} and letter classes for them.
 import { pyInt } from "./py-int.js";
 import { addArgument, addSubparser, addSubparsers, createParser, parseArgs } from "./argparse.js";
 import type { RunBudget } from "./budget.js";
@@ -14,9 +14,9 @@ import { compareCodePoints, isSpace, PY_SPACE, PY_SPACE_CHARS, repr, splitlines,
 import { runScript, terminalWidth } from "./process.js";
 import { wallTime } from "./time-zone.js";
 
-const MARKER = /\[(\d+)\](?!\()/g; // [3] but not a [3](url) link
+const MARKER = /\[(\p{Nd}+)\](?!\()/gu; // [3] but not a [3](url) link
 const BARE_URL = new RegExp(`https?://[^${PY_SPACE_CHARS}|)\\]]+`, "u");
-const ROW_ID = /^\[?(\d+)\]?$/;
+const ROW_ID = /^\[?(\p{Nd}+)\]?$/u;
 const ENTRY = new RegExp(`^- (?:\\(([\\p{L}\\p{N}_-]+)(?: by [^)]*)?\\)${PY_SPACE}*)?(.*)$`, "u");
 
 function parser(description: string | undefined) {
@@ -76,7 +76,7 @@ function appendixRows(text: string, budget?: RunBudget): Map<bigint, string[]> {
     if (!stripped.startsWith("|")) continue;
     const cells = tableCells(stripped);
     const id = cells.length >= 2 ? ROW_ID.exec(cells[0]!) : null;
-    if (id) rows.set(BigInt(id[1]!), cells);
+    if (id) rows.set(pyInt(id[1]!), cells);
   }
   return rows;
 }
@@ -91,7 +91,7 @@ function citations(text: string, budget?: RunBudget): [PyDict, number] {
     budget?.spend(line.length + 1);
     const stripped = strip(line);
     if (stripped.startsWith("|") && ROW_ID.test(tableCells(stripped)[0] ?? "")) continue; // a row does not cite itself
-    for (const m of line.matchAll(MARKER)) markers.add(BigInt(m[1]!));
+    for (const m of line.matchAll(MARKER)) markers.add(pyInt(m[1]!));
   }
   const dangling = sortedInts([...markers].filter((n) => !rows.has(n)));
   const orphaned = sortedInts([...rows.keys()].filter((n) => !markers.has(n)));
@@ -123,8 +123,8 @@ function tally(text: string, budget?: RunBudget): PyDict {
     byType.set(type, (byType.get(type) ?? 0n) + 1n);
     if (type !== "claim") continue;
     const status = /status=([\p{L}\p{N}_-]+)/u.exec(m[2]!)?.[1] ?? "unknown";
-    const ref = /ref=\[?(\d+)\]?/.exec(m[2]!);
-    if (ref) byRef.set(BigInt(ref[1]!), status); // the last status wins per ref
+    const ref = /ref=\[?(\p{Nd}+)\]?/u.exec(m[2]!);
+    if (ref) byRef.set(pyInt(ref[1]!), status); // the last status wins per ref
     else unref.set(status, (unref.get(status) ?? 0n) + 1n);
   }
   const claims = new Map(unref);

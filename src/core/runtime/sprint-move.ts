@@ -1,6 +1,8 @@
 // A story's status in sprint-status.yaml changed as BMAD's sprint_status.py changes that file: its ruamel.yaml
 // round trip (sprint-yaml.ts, the port's loader and emitter), one value replaced in development_status, comments,
 // order and styles kept, so BMAD's Python reads it back as it wrote it.
+import { digitsValue } from "./py-int.js";
+import { classifyKey } from "./sprint-plan-read.js";
 import { deref, getItem, isMap, isNone, setItem } from "./sprint-py.js";
 import { str, loadYaml, type YMapNode, type YScalar, type YValue } from "./sprint-yaml.js";
 import { dumpYaml } from "./sprint-yaml-emit.js";
@@ -46,9 +48,14 @@ export function moveStoryText(text: string, story: string, status: string, stamp
   const current = getItem(map, story)!;
   const before = deref(current)?.kind === "scalar" ? (deref(current) as YScalar).text : "";
   setItem(map, story, str(status));
-  // The story's epic by its number, as sprint_plan.py compares them (int()): `epic-01` is the epic of `1-2-x`.
-  const number = Number.parseInt(/^(\d+)-/.exec(story)?.[1] ?? "", 10);
-  const epic = map.items.find((item) => /^epic-\d+$/.test(String(item.key.text)) && Number.parseInt(String(item.key.text).slice(5), 10) === number)?.key.text;
+  // The story's epic by its number, as sprint_plan.py compares them (int() of any decimal digits): `epic-01` and
+  // `epic-٠١` are the epic of `1-2-x`.
+  const lead = /^(\p{Nd}+)-/u.exec(story)?.[1];
+  const number = lead === undefined ? undefined : digitsValue(lead);
+  const epic = map.items.find((item) => {
+    const key = classifyKey(String(item.key.text));
+    return key?.[0] === "epic" && key[1] === number;
+  })?.key.text;
   const epicStatus = epic === undefined ? undefined : getItem(map, String(epic));
   if (status !== "backlog" && epicStatus !== undefined && deref(epicStatus)?.kind === "scalar" && (deref(epicStatus) as YScalar).text === "backlog") setItem(map, String(epic), str("in-progress"));
   const top = deref(root!) as YMapNode;
