@@ -2,6 +2,7 @@
 // plain objects, and JavaScript lists an object's integer-like keys ("2", "10") first whatever their place in the
 // file, so the order is read here from the text, which smol-toml has already checked.
 import { parse } from "smol-toml";
+import { parseBoundedToml } from "../yaml.js";
 
 /** A table's place in the document: its keys, and the index of each array element on the way. */
 export type TomlPath = Array<string | number>;
@@ -43,7 +44,8 @@ export function tomlKeyOrder(text: string): TomlKeyOrder {
       let key: string;
       if (text[at] === '"' || text[at] === "'") {
         skipString();
-        key = Object.keys(parse(`${text.slice(start, at)} = 0`))[0]!; // the quoted key as smol-toml decodes it
+        const quoted = `${text.slice(start, at)} = 0`;
+        key = Object.keys(parseBoundedToml(quoted, () => parse(quoted)))[0]!; // the quoted key as smol-toml decodes it
       } else {
         BARE_KEY.lastIndex = at;
         key = BARE_KEY.exec(text)![0];
