@@ -47,14 +47,16 @@ export async function settledStamp(root: string, rel: string): Promise<string | 
 }
 
 /** Changed within SETTLE_MS by another program (not as a change last saw it), in place: the file a change last saw
- *  (a stamp starts with its device and inode), or one no change has seen, so it cannot be told apart. Its size says
+ *  (a stamp starts with its device and inode), or one no change has seen and empty. Its size says
  *  nothing: a first part of a save can be longer than the file was. Read at once: a file replaced whole (os.replace:
  *  another inode; BMAD's own Python saves every 30 ms, review 226), and one only appended to (it starts with the bytes
  *  a change last saw, which may already hold an append made between a change's stat and its read). A file changed
  *  longer ago pays one stat. */
 async function midSave(path: string, st: BigIntStats | undefined, last: Seen | undefined): Promise<boolean> {
   if (!st?.isFile() || stamped(st) === last?.stamp || Date.now() - Number(st.ctimeNs / 1_000_000n) >= SETTLE_MS) return false;
-  if (last === undefined) return true;
+  // Never seen: only one emptied is known to be a save starting; one a watcher touches or a log grows every 50 ms would
+  // never hold still, and no change to it would land (review 337).
+  if (last === undefined) return st.size === 0n;
   if (!last.stamp.startsWith(`${st.dev}:${st.ino}:`)) return false;
   // A file emptied, or one a change saw empty and now being written, is a save starting.
   return !(last.size > 0 && st.size >= BigInt(last.size) && (await startsAs(path, last)));

@@ -1,6 +1,6 @@
 // NodeRuntimeFs: the bridge's file system for the ported scripts, confined to its roots.
 import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { keptOf } from "../../src/bridge/kept-versions.js";
@@ -137,8 +137,10 @@ it("changes a file an editor saves in place in two parts only once it holds both
   const target = join(root, "docs/two-parts.md");
   // The first part is longer than the file was (a file shorter than the bridge last saw it was waited on already): an
   // append read it there, and the second part, 60 ms later (or as soon as the append landed, sooner), went to the file
-  // the append replaced. Round 0 is a file the bridge has not seen; later rounds one it wrote.
+  // the append replaced. The bridge changes the file first: one it has not changed is waited on only when empty (review
+  // 337: a log or a file a watcher touches every 50 ms would never be changed).
   writeFileSync(target, "small\n");
+  await fs.update(target, async (old) => old);
   for (let round = 0; round < 3; round++) {
     const length = 4000 * (round + 1);
     const child = spawn("python3", ["-c", PYTHON_SAVES_IN_TWO_PARTS, target, String(length)], { stdio: ["pipe", "pipe", "inherit"] });
@@ -150,6 +152,23 @@ it("changes a file an editor saves in place in two parts only once it holds both
     await append;
     await done;
     expect(readFileSync(target, "utf8"), `round ${round}`).toBe(`part 1 ${"a".repeat(length)}\npart 2\n- the model's note\n`);
+  }
+});
+
+it("changes a file it never changed while a watcher touches it every 30 ms (review 337: waited on as a save, never landed)", async () => {
+  const target = join(root, "docs/touched.md");
+  writeFileSync(target, "# log\n");
+  const stop = join(tmp.dir, "touched-stop");
+  const toucher = spawn("python3", ["-c", "import os, sys, time\nwhile not os.path.exists(sys.argv[2]):\n    os.utime(sys.argv[1]); time.sleep(0.03)", target, stop], { stdio: "ignore" });
+  try {
+    // Once the watcher is touching it: changed in the last 100 ms, and again before any 100 ms pass.
+    const first = statSync(target).mtimeMs;
+    while (statSync(target).mtimeMs === first) await new Promise((r) => setTimeout(r, 5));
+    await fs.update(target, async (old) => new TextEncoder().encode(`${new TextDecoder().decode(old)}- the model's note\n`));
+    expect(readFileSync(target, "utf8")).toBe("# log\n- the model's note\n");
+  } finally {
+    writeFileSync(stop, "");
+    await new Promise((exit) => toucher.on("close", exit));
   }
 });
 
