@@ -94,6 +94,8 @@ describe("sprint_plan.py", () => {
       gen(F.EXISTING, "--set", "epic-1=review"),
       gen(F.EXISTING, "--set", "epic-1"),
       gen(F.EXISTING.replace("1-2-account-management: backlog", "1-2-account-management: shipped")),
+      // U+0085, U+2028 and U+2029 are line breaks to ruamel: one after a plain value ends it (review 337).
+      ...["\x85", "  \u2028", "\u2029 \x85"].map((end) => gen(F.EXISTING.replace("1-2-account-management: backlog", `1-2-account-management: backlog${end}`))),
       gen(F.EXISTING, "--dry-run"),
       gen(F.TEMPLATE),
       gen(F.TEMPLATE, "--project-key", "PK", "--tracking-system", "jira", "--story-location", "docs/it's here", "--project", "Colon: yes #1"),
@@ -311,9 +313,13 @@ it("refuses a status file with an !!omap in JSON, never a crash", async () => {
 // "unsupported complex key"; a long key is read.
 it("refuses a key that is a mapping or list, naming it, and reads a key of 130 characters", async () => {
   const { loadYaml } = await import("../../src/core/runtime/sprint-yaml.js");
-  for (const text of ["development_status:\n  ? complex: yes\n  : done\n", "development_status:\n  [x]: done\n"]) {
+  // After a map's first key too, where the yaml package fails to parse it (review 337).
+  const keys = ["? complex: yes\n  : done", "[x]: done", `epic-1: done\n  [a, 'b]''', "c\\"]"]: done # [`, "epic-1: done\n  { a: [1] } : done"];
+  for (const text of keys.map((key) => `development_status:\n  ${key}\n`)) {
     expect(loadYaml(text)).toEqual({ error: expect.stringMatching(/^a key that is a mapping or list .* is not supported here/) });
   }
+  // A flow collection that is no key is bad YAML still.
+  expect(loadYaml("development_status:\n  epic-1: done\n  [a]\n")).toEqual({ error: "Implicit map keys need to be followed by map values" });
   expect("doc" in loadYaml(`development_status:\n  ${"k".repeat(130)}: done\n`)).toBe(true);
 });
 
@@ -336,6 +342,7 @@ it("runs each port on 1 MiB of hostile input in linear time, and arguments four 
     "development_status:",
     `  epic-1: ${long("a")}   ${long(" ")}# c`,
     `  1-1-x: ${long("1-")}x`,
+    `  1-2-x: x${long(" ", MiB / 4)}x \u2028 \x85`,
     `# ${long(" ")}`,
   ].join("\n");
   lay(dir, { "epics.md": epics, "s.yaml": status });

@@ -132,6 +132,9 @@ const TAG_ERRORS: Partial<Record<ScalarTag, (text: string) => [string, string]>>
   timestamp: (text) => ["ConstructorError", `failed to construct timestamp from "${text}"`],
 };
 const UNREAD_TAGS = new Set(["omap", "pairs", "set", "binary"].map((t) => CORE + t));
+const COMPLEX_KEY = "a key that is a mapping or list (`? a: b`, `[a]:`) is not supported here: the port reads scalar keys only; write the key as a string";
+/** Line breaks to ruamel's scanner that the `yaml` package reads as text. */
+const UNICODE_BREAKS = new Set(["\x85", "\u2028", "\u2029"]);
 
 class DuplicateKey extends Error {}
 
@@ -153,6 +156,9 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
     parsed = composeUntilError(text, { schema: "failsafe", keepSourceTokens: true, version: "1.2" })[0];
   } catch (error) {
     if (!(error instanceof YAMLParseError)) throw error;
+    // The package refuses a flow collection as a key after a map's first one ("Map comment with trailing content"):
+    // the key is the matter, worded as when it is first (review 337).
+    if (isFlowKey(text, error.pos[0])) return { error: COMPLEX_KEY };
     return { error: error.message.replace(/ at line \d+, column \d+$/, "") };
   }
   if (!parsed) return { error: "the file holds no YAML document" };
@@ -172,7 +178,8 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
     // The yaml package reads `!!merge <<` as a symbol: its text is `<<` (review 105: written back as `Symbol(<<)`).
     // It reads `!!timestamp` as a Date: the text is its token's, unquoted (a timestamp holds no escapes).
     const stampSource = () => ((node.srcToken as { source?: string } | undefined)?.source ?? "").replace(/^(["'])(.*)\1$/s, "$2");
-    const raw = typeof node.value === "symbol" ? (node.value.description ?? "") : node.value instanceof Date ? stampSource() : String(node.value ?? "");
+    const value = typeof node.value === "symbol" ? (node.value.description ?? "") : node.value instanceof Date ? stampSource() : String(node.value ?? "");
+    const raw = style === "" ? trimBreaks(value) : value;
     let tag: ScalarTag = "str";
     const explicit = node.tag;
     if (explicit) {
@@ -259,7 +266,7 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
 
   const item = (pair: Pair<YNode, YNode>, flow: boolean, fallbackEnd: number): YItem => {
     const keyNode = pair.key;
-    if (!(keyNode instanceof Scalar)) throw new PyError("ConstructorError", "a key that is a mapping or list (`? a: b`, `[a]:`) is not supported here: the port reads scalar keys only; write the key as a string");
+    if (!(keyNode instanceof Scalar)) throw new PyError("ConstructorError", COMPLEX_KEY);
     tokenStarts.push(keyNode.range![0]);
     const key = scalar(keyNode);
     let colon = keyNode.range![1];
@@ -400,6 +407,51 @@ function strayTab(text: string, spans: Array<[number, number]>): boolean {
     else if (ch === "\t") return true;
   }
   return false;
+}
+
+/** A plain scalar as ruamel reads it: a U+0085, U+2028 or U+2029 at its end is a line break that ends it, with the
+ *  blanks before it (review 337: `epic-1: done\u0085` read `done`). Cut by hand, as trimEnd. */
+function trimBreaks(value: string): string {
+  let end = value.length;
+  while (end > 0 && UNICODE_BREAKS.has(value[end - 1]!)) {
+    end--;
+    while (end > 0 && value[end - 1] === " ") end--;
+  }
+  return value.slice(0, end);
+}
+
+/** Whether a flow collection opens a line at `at` and is followed by `:`, a key (`  [a, b]: done`): one pass over it,
+ *  its quotes and comments skipped. */
+function isFlowKey(text: string, at: number): boolean {
+  if (text[at] !== "[" && text[at] !== "{") return false;
+  const start = text.lastIndexOf("\n", at - 1) + 1;
+  if (text.slice(start, at).trim() !== "") return false;
+  let depth = 0;
+  let i = at;
+  for (; i < text.length; i++) {
+    const ch = text[i];
+    if (ch === "[" || ch === "{") depth++;
+    else if (ch === "]" || ch === "}") {
+      if (--depth === 0) break;
+    } else if (ch === "'") {
+      i = text.indexOf("'", i + 1);
+      while (i >= 0 && text[i + 1] === "'") i = text.indexOf("'", i + 2);
+    } else if (ch === '"') {
+      do i = text.indexOf('"', i + 1);
+      while (i >= 0 && isEscaped(text, i));
+    } else if (ch === "#" && " \t\n".includes(text[i - 1]!)) i = text.indexOf("\n", i);
+    if (i < 0) return false;
+  }
+  do i++;
+  while (text[i] === " " || text[i] === "\t");
+  return text[i] === ":";
+}
+
+/** Whether the character at `at` follows an odd run of backslashes. */
+function isEscaped(text: string, at: number): boolean {
+  let n = 0;
+  while (text[at - 1 - n] === "\\") n++;
+  return n % 2 === 1;
 }
 
 const isEmpty = (node: YNode | null | undefined): boolean => node == null || node.range![0] === node.range![1];
