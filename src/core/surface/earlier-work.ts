@@ -8,7 +8,7 @@ import type { Catalog } from "../catalog/catalog.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import { helpCatalogLines, splitCsvLine } from "../workspace/installer-manifests.js";
 import { cutAt, isOneLine } from "../lines.js";
-import { othersNote, writtenOnlyBy } from "../workspace/line-authors.js";
+import { othersNote, writtenOnlyBy, type ByOthers } from "../workspace/line-authors.js";
 import { codeSpan } from "../workspace/paths.js";
 import { servedText, type BundleReader } from "./reader.js";
 import { defaultConfigValues, fillConfigValues, projectConfigValues } from "./skill-render.js";
@@ -192,6 +192,13 @@ export interface WorkDocument {
   stepsCompleted?: number;
 }
 
+/** A document as the project's state reads it: from its frontmatter (frontmatterOf) and its lines by others, where read;
+ *  the one shape get_workflow_status and the project map judge steps by. */
+export function workDocument(path: string, head: Frontmatter | undefined, others: ByOthers | undefined): WorkDocument {
+  const by = writtenOnlyBy(others);
+  return { path, ...(head?.status ? { status: head.status } : {}), ...(by ? { by } : {}), ...(head?.stepsCompleted !== undefined ? { stepsCompleted: head.stepsCompleted } : {}) };
+}
+
 /** Every phase's work in the project, as a skill in no phase is shown it: the line, and the documents found (by path;
  *  the first MAX_READS read for their status). What "where are we" is answered with where no run is. */
 export async function projectWork(reader: BundleReader, runtime: ProjectRuntime): Promise<{ line?: string; documents: WorkDocument[]; fresh?: true }> {
@@ -239,9 +246,8 @@ async function namedDocuments(runtime: ProjectRuntime, found: string[], roots: s
   // reviews" read as the server's).
   const withStatus = read.map((path, i) => ({ path, status: heads[i]?.status, by: runtime.writtenByOthers?.get(path) }));
   const statusOf = new Map(withStatus.map((f) => [f.path, f.status]));
-  const stepsOf = new Map(read.map((path, i) => [path, heads[i]?.stepsCompleted]));
-  const onlyBy = new Map(withStatus.map((f) => [f.path, writtenOnlyBy(f.by)]));
-  const work = files.map((path) => ({ path, ...(statusOf.get(path) ? { status: statusOf.get(path)! } : {}), ...(onlyBy.get(path) ? { by: onlyBy.get(path)! } : {}), ...(stepsOf.get(path) !== undefined ? { stepsCompleted: stepsOf.get(path)! } : {}) }));
+  const readAs = new Map(read.map((path, i) => [path, workDocument(path, heads[i], withStatus[i]!.by)]));
+  const work = files.map((path) => readAs.get(path) ?? { path });
   const [leading] = leadingAndWorking(read, roots, (path) => statusOf.get(path) !== undefined);
   const leads = new Set(leading);
   const shown = [...eachFolderInTurn(withStatus.filter((f) => leads.has(f.path))), ...eachFolderInTurn(withStatus.filter((f) => !leads.has(f.path)))].slice(0, SHOWN);

@@ -6,8 +6,8 @@
 import { byAt, withShownTime, type FileContent, type ListedFile, type WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
-import { configOf, FRONTMATTER_BYTES, frontmatterOf, helpFor, outermost, projectFolder, type HelpRow } from "./earlier-work.js";
-import { othersNote, othersSuffix, writtenOnlyBy } from "../workspace/line-authors.js";
+import { configOf, FRONTMATTER_BYTES, frontmatterOf, helpFor, outermost, projectFolder, workDocument, type HelpRow, type WorkDocument } from "./earlier-work.js";
+import { othersNote, othersSuffix } from "../workspace/line-authors.js";
 import { asOneLine, showName } from "../lines.js";
 import { helpRowsLeftOut } from "../workspace/installer-manifests.js";
 import { isMemlogPath } from "../runtime/memlog-text.js";
@@ -59,10 +59,10 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   // Which workflows are done is known from every document's path; the documents shown are taken from each
   // workflow in turn (review 101: past 40, the stories that sort first hid the PRD, and "next" asked for it again).
   const ownerOf = new Map(docs.map((d) => [d.path, ownerRow(d.path, rows, folderOf)]));
-  const [{ artifacts, statusOf, onlyBy, steps: stepsOf }, memlogs] = await Promise.all([described(files, inTurn(docs, (d) => ownerOf.get(d.path), MAX_DOCS)), memlogEntries(files, memlogPaths.slice(0, MAX_MEMLOGS))]);
+  const [{ artifacts, readAs }, memlogs] = await Promise.all([described(files, inTurn(docs, (d) => ownerOf.get(d.path), MAX_DOCS)), memlogEntries(files, memlogPaths.slice(0, MAX_MEMLOGS))]);
   // Done is settled, as get_workflow_status says it (review 322: a draft PRD was marked done, and Next skipped it):
   // a required workflow by its step; another by a document of its own that settles it by the same rule.
-  const work = docs.map((d) => ({ path: d.path, ...(statusOf.has(d.path) ? { status: statusOf.get(d.path)! } : {}), ...(onlyBy.get(d.path) ? { by: onlyBy.get(d.path)! } : {}), ...(stepsOf.get(d.path) !== undefined ? { stepsCompleted: stepsOf.get(d.path)! } : {}) }));
+  const work = docs.map((d) => readAs.get(d.path) ?? { path: d.path });
   const steps = await plannedSteps(reader, work);
   const settled = new Set(steps.filter((s) => s.settled.length).map((s) => s.skill));
   const doneBy = (row: HelpRow) => {
@@ -131,20 +131,17 @@ async function peeked(files: WorkspaceFiles, paths: string[], part: { head: numb
   return out.ok ? out.value : [];
 }
 
-/** The documents as the map shows them, and by path, their status as written (what settles a step), the steps their
- *  frontmatter lists done, and who wrote those the caller wrote none of (writtenOnlyBy). A status is shown with its
- *  invisible characters written out, as the document view shows it (review 328: `fin\u200bal` showed as a settled
- *  "final", while Next said it was not). */
-async function described(files: WorkspaceFiles, docs: ListedFile[]): Promise<{ artifacts: MapArtifact[]; statusOf: Map<string, string>; onlyBy: Map<string, string | undefined>; steps: Map<string, number | undefined> }> {
+/** The documents as the map shows them, and by path as the project's state judges them (workDocument: the status as
+ *  written settles a step). A status is shown with its invisible characters written out, as the document view shows
+ *  it (review 328: `fin\u200bal` showed as a settled "final", while Next said it was not). */
+async function described(files: WorkspaceFiles, docs: ListedFile[]): Promise<{ artifacts: MapArtifact[]; readAs: Map<string, WorkDocument> }> {
   const read = await peeked(files, docs.map((d) => d.path), { head: FRONTMATTER_BYTES });
   const heads = read.map((f) => frontmatterOf(f.data));
-  const statusOf = new Map<string, string>();
   const artifacts = read.map((f, i) => {
     const status = heads[i]!.status;
-    if (status) statusOf.set(f.path, status);
     return withShownTime(files, { path: f.path, ...(status ? { status: showName(status) } : {}), version: f.version, updated_at: f.updated_at, author: f.author, ...byOthers(f) }, "updated_at");
   });
-  return { artifacts, statusOf, onlyBy: new Map(read.map((f) => [f.path, writtenOnlyBy(f.others)])), steps: new Map(read.map((f, i) => [f.path, heads[i]!.stepsCompleted])) };
+  return { artifacts, readAs: new Map(read.map((f, i) => [f.path, workDocument(f.path, heads[i], f.others)])) };
 }
 
 /** Each memlog's last entries (its `- ` lines), newest memlog first, invisible characters written out (review 328:
