@@ -106,14 +106,15 @@ function headerSafe(tokens: unknown): boolean {
 }
 
 /** Opens the system browser (argument array, no shell); BMAD_MCP_BROWSER=none only prints the URL. The opener is found
- *  as every program the bridge starts is (find-program.ts), never in the folder the bridge started in (the project: a
- *  committed ./xdg-open ran through an empty PATH entry, review 327), and runs from the temp folder with no credentials
+ *  as every program the bridge starts is (find-program.ts), never in `project`, the folder the bridge serves or syncs
+ *  (a committed ./xdg-open ran through an empty PATH entry, review 327; judged against the folder it started in, a
+ *  planted opener ran when that was elsewhere, and none opened when it was `/`: review 338), and runs from the temp folder with no credentials
  *  of the bridge's. BMAD_MCP_BROWSER is the user's choice: a path runs as given, a bare name is found the same way.
  *  Why it was not opened, or undefined. */
-function openBrowser(url: string, env: NodeJS.ProcessEnv): string | undefined {
+function openBrowser(url: string, project: string, env: NodeJS.ProcessEnv): string | undefined {
   if (env.BMAD_MCP_BROWSER === "none") return undefined;
   const name = env.BMAD_MCP_BROWSER || (process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer" : "xdg-open");
-  const program = isAbsolute(name) ? { path: name } : name.includes("/") ? undefined : findProgram(name, process.cwd());
+  const program = isAbsolute(name) ? { path: name } : name.includes("/") ? undefined : findProgram(name, project);
   if (!program) return `no browser opened: ${name} is not a program on PATH's absolute entries (BMAD_MCP_BROWSER names another)`;
   if ("inside" in program) return `no browser opened: ${program.inside} is inside the project, and the bridge runs no program from there (BMAD_MCP_BROWSER names another)`;
   execFile(program.path, [url], { cwd: tmpdir(), env: childEnvironment() }, () => undefined);
@@ -155,6 +156,8 @@ export class FileOAuthProvider implements OAuthClientProvider {
     private readonly remote: string,
     private readonly callback: LoopbackCallback,
     private readonly log: (m: string) => void,
+    /** The folder the bridge serves or syncs: no browser opener is run from it. */
+    private readonly project: string,
     private readonly file = credentialsFile(),
     private readonly env: NodeJS.ProcessEnv = process.env,
   ) {}
@@ -317,7 +320,7 @@ export class FileOAuthProvider implements OAuthClientProvider {
     }
     this.pending = url.href;
     this.log(`sign in to ${this.remote} in your browser: ${url.href}`);
-    const notOpened = openBrowser(url.href, this.env);
+    const notOpened = openBrowser(url.href, this.project, this.env);
     if (notOpened) this.log(`${notOpened}; open the link above yourself.`);
   }
 

@@ -138,7 +138,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
     } else {
       const callback = new LoopbackCallback();
       await callback.start();
-      link = new RemoteLink(remote, new FileOAuthProvider(remote.href, callback, warn), callback, warn);
+      link = new RemoteLink(remote, new FileOAuthProvider(remote.href, callback, warn, project), callback, warn);
       void link.current(); // connect (or sign in) right away; the link says on stderr why it could not
     }
     factory = () => buildProxyServer(link, deps, toolsets);

@@ -112,7 +112,7 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
   const [{ CredentialsBusyError, FileOAuthProvider }, { LoopbackCallback, SignInError }, { RemoteLink }] = await Promise.all([import("./credentials.js"), import("./loopback-callback.js"), import("./remote-link.js")]);
   const callback = new LoopbackCallback();
   await callback.start({ keepAlive: true });
-  const link = new RemoteLink(remote.url, new FileOAuthProvider(remote.url.href, callback, say), callback, say);
+  const link = new RemoteLink(remote.url, new FileOAuthProvider(remote.url.href, callback, say, dir), callback, say);
   try {
     let client;
     try {

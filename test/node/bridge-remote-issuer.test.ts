@@ -7,6 +7,7 @@ import { spawn } from "node:child_process";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, beforeEach, expect, inject, it } from "vitest";
@@ -186,7 +187,7 @@ it("keeps no token a request header cannot carry, and forgets one kept before (r
   const config = join(tmp.dir, "header-unsafe");
   mkdirSync(config, { recursive: true });
   const file = join(config, "credentials.json");
-  const provider = new FileOAuthProvider(remote, new LoopbackCallback(), () => {}, file);
+  const provider = new FileOAuthProvider(remote, new LoopbackCallback(), () => {}, tmpdir(), file);
   await expect(provider.saveTokens({ access_token: "abc\r\nX-Evil: 1", token_type: "Bearer" })).rejects.toThrow(/characters no request header carries .* it was not saved/);
   expect(await provider.tokens()).toBeUndefined();
   writeFileSync(file, JSON.stringify({ [remote]: { tokens: { access_token: "abc\nX-Evil: 1", token_type: "Bearer" } } }), { mode: 0o600 });
@@ -200,7 +201,7 @@ it("moves a damaged credentials file aside, writes through a link, and names a f
   mkdirSync(config, { recursive: true });
   const file = join(config, "credentials.json");
   const logged: string[] = [];
-  const provider = new FileOAuthProvider(remote, new LoopbackCallback(), (m) => logged.push(m), file);
+  const provider = new FileOAuthProvider(remote, new LoopbackCallback(), (m) => logged.push(m), tmpdir(), file);
   const tokens = { access_token: "fresh", token_type: "Bearer" };
   // Damaged: kept aside (0600) with every other remote's sign-in, said once; a save was a silent rewrite.
   writeFileSync(file, '{"https://other.example/mcp": {"tokens": {"access_token": "OTHER"}}', { mode: 0o644 });
@@ -306,7 +307,7 @@ const [file, prefix, count, start] = process.argv.slice(2);
 process.stdout.write("saving\\n");
 while (Date.now() < Number(start)) {}
 for (let k = 0; k < Number(count); k++) {
-  const provider = new FileOAuthProvider(prefix + k, { url: "http://127.0.0.1:1/callback" }, () => {}, file, {});
+  const provider = new FileOAuthProvider(prefix + k, { url: "http://127.0.0.1:1/callback" }, () => {}, "/nonexistent-project", file, {});
   await provider.saveClientInformation({ client_id: "client-" + k, redirect_uris: ["http://127.0.0.1:1/callback"] });
 }
 `;

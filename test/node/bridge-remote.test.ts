@@ -40,11 +40,12 @@ afterAll(async () => {
   tmp.cleanup();
 });
 
-async function spawnRemote(configHome = config, extraEnv: Record<string, string> = {}): Promise<{ client: Client; stderr: () => string }> {
+/** `named`: started in `/` (as Claude Desktop starts servers) with that project named by --project. */
+async function spawnRemote(configHome = config, extraEnv: Record<string, string> = {}, named?: string): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [bridge, "--remote", remote, "--allow-project-scripts"],
-    cwd: project,
+    args: [bridge, "--remote", remote, "--allow-project-scripts", ...(named ? ["--project", named] : [])],
+    cwd: named ? "/" : project,
     env: { PATH: process.env.PATH!, HOME: tmp.dir, XDG_CONFIG_HOME: configHome, BMAD_MCP_BROWSER: "none", ...extraEnv },
     stderr: "pipe",
   });
@@ -372,16 +373,23 @@ it("opens the browser with no program from the project, found on PATH's absolute
   // An empty PATH entry (a trailing ':') is the working folder, the project: its committed ./xdg-open ran.
   const fromCwd = await spawnRemote(join(tmp.dir, "opener-config-1"), { PATH: `:${process.env.PATH}`, BMAD_MCP_BROWSER: "" });
   await until("the sign-in link", () => signInUrl(fromCwd.stderr()));
-  // A folder of the project on PATH: said, not run.
-  const inside = await spawnRemote(join(tmp.dir, "opener-config-2"), { PATH: `${join(project, "bin327")}:${opener}:${process.env.PATH}`, BMAD_MCP_BROWSER: "xdg-open" });
+  // A folder of the project on PATH: said, not run, though the bridge started elsewhere (review 338: the folder it
+  // started in was judged, not the project). A project named by --project holds a BMAD tree.
+  const named = join(tmp.dir, "named338");
+  mkdirSync(join(named, "bin327"), { recursive: true });
+  mkdirSync(join(named, "_bmad/_config"), { recursive: true });
+  writeFileSync(join(named, "_bmad/_config/skill-manifest.csv"), "canonicalId,name,description,module,path\n");
+  writeFileSync(join(named, "bin327/xdg-open"), planted, { mode: 0o755 });
+  const inside = await spawnRemote(join(tmp.dir, "opener-config-2"), { PATH: `${join(named, "bin327")}:${opener}:${process.env.PATH}`, BMAD_MCP_BROWSER: "xdg-open" }, named);
   await until("the refusal", () => (inside.stderr().includes("no browser opened: bin327/xdg-open is inside the project") ? true : undefined));
-  // One outside runs with the link, from outside the project, with PATH's absolute entries alone.
-  const outside = await spawnRemote(join(tmp.dir, "opener-config-3"), { PATH: `:${opener}:${process.env.PATH}`, BMAD_MCP_BROWSER: "" });
+  // One outside runs with the link, from outside the project, with PATH's absolute entries alone; started in `/`, where
+  // every program was "inside the project" (review 338).
+  const outside = await spawnRemote(join(tmp.dir, "opener-config-3"), { PATH: `${opener}:${process.env.PATH}`, BMAD_MCP_BROWSER: "" }, named);
   const link = await until("the sign-in link", () => signInUrl(outside.stderr()));
   const [cwd, path, given] = (await until("the opener", () => (existsSync(join(opener, "ran")) ? readFileSync(join(opener, "ran"), "utf8") : undefined))).split("|");
   expect(given).toBe(link);
   expect(path).toBe(`${opener}:${process.env.PATH}`);
-  expect(cwd).not.toContain(project);
+  expect(cwd).not.toContain(tmp.dir);
   expect(existsSync(marker)).toBe(false);
 }, 30_000);
 
