@@ -3,7 +3,7 @@
 import { resultText, ViewApp, type ToolResult } from "./app.js";
 import { errorBox, h, show } from "./dom.js";
 
-interface Board { project: string; path: string; version: number; columns: string[]; epics: Array<{ epic: string; status: string; stories: Array<{ key: string; status: string; written?: string }> }>; hidden?: { epics: number; stories: number }; others?: string; access?: "read" | "write" }
+interface Board { project: string; path: string; version: number; columns: string[]; epics: Array<{ epic: string; status: string; retrospective?: string; stories: Array<{ key: string; status: string; written?: string }> }>; hidden?: { epics: number; stories: number }; actions?: Array<{ epic: string; action: string; status: string }>; others?: string; access?: "read" | "write" }
 
 const app = new ViewApp("bmad-board");
 const root = document.getElementById("app")!;
@@ -36,9 +36,10 @@ function showBoard(result: ToolResult, notice?: string): void {
     root,
     h("header", {}, h("h1", {}, `Sprint board · ${board.project}`), h("p", { class: "meta" }, `${board.path} · version ${board.version}${board.others ? ` · ${board.others}` : ""}${board.access === "read" ? " · read access" : ""}`)),
     ...board.epics.map((e) =>
-      h("section", { class: "epic", "data-epic": e.epic }, h("h2", {}, `${e.epic}${e.status ? ` · ${e.status}` : ""}`),
+      h("section", { class: "epic", "data-epic": e.epic }, h("h2", {}, `${e.epic}${e.status ? ` · ${e.status}` : ""}${e.retrospective ? ` · retrospective ${e.retrospective}` : ""}`),
         h("div", { class: "columns" }, ...board.columns.map((c) => h("div", { class: "column", "data-status": c }, h("h3", {}, c), ...e.stories.filter((s) => s.status === c).map(card)))))),
     board.hidden ? h("p", { class: "note" }, `${board.hidden.epics} more epics and ${board.hidden.stories} more stories not shown.`) : null,
+    board.actions ? h("section", { class: "actions" }, h("h2", {}, "Open action items"), h("ul", {}, ...board.actions.map((a) => h("li", {}, `epic ${a.epic}: ${a.action} (${a.status})`)))) : null,
   );
   if (notice) root.prepend(errorBox(notice));
 }

@@ -383,8 +383,15 @@ describe("bmad-run", () => {
     const dir = project("board-beside-python");
     const sprint = join(dir, "_bmad-output/implementation-artifacts/sprint-status.yaml");
     mkdirSync(dirname(sprint), { recursive: true });
-    writeFileSync(sprint, "# saved -1\ndevelopment_status:\n  epic-1: in-progress\n  1-1-add-a-todo: ready-for-dev\n");
+    writeFileSync(sprint, "# saved -1\ndevelopment_status:\n  epic-1: in-progress\n  1-1-add-a-todo: ready-for-dev\n  epic-1-retrospective: optional\naction_items:\n  - epic: 1\n    action: Add offline storage\n    status: open\n  - epic: 1\n    action: Shipped already\n    status: done\n");
     const client = await connect(dir, {}, ["--toolsets", "default,views"]);
+    // A move says from what to what, and where the story's own file says otherwise; the board, each retrospective and
+    // the open action items, as sprint_plan.py status lists them (review 339: none of these was said).
+    writeFileSync(join(dirname(sprint), "1-1-add-a-todo.md"), "# Story 1.1: Add a todo\n\nStatus: ready-for-dev\n");
+    const first = text(await client.callTool({ name: "bmad-board", arguments: { story: "1-1-add-a-todo", status: "review" } })).split("\n");
+    expect(first[0]).toBe('Moved 1-1-add-a-todo from ready-for-dev to review. Its story file _bmad-output/implementation-artifacts/1-1-add-a-todo.md still says "Status: ready-for-dev": edit that line with bmad-files if the story\'s file should follow.');
+    expect(first).toContain("epic-1 [in-progress, retrospective optional]: 1-1-add-a-todo=review");
+    expect(first.at(-1)).toBe("Open action items: epic 1: Add offline storage (open)");
     // sprint_status.py's way: read, write a temp file, os.replace it over the file; here its first line, 30 ms apart.
     const stop = join(tmp.dir, "board-beside-python-stop");
     const racer = run("python3", ["-c", PYTHON_SAVES, sprint, stop], { cwd: dir });

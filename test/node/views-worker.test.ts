@@ -379,7 +379,7 @@ describe("the views on the Worker", () => {
     const board = (await eve.callTool({ name: "bmad-board", arguments: { project: PROJECT } })).structuredContent as { epics: Array<{ stories: Array<{ key: string; status: string }> }> };
     const card = board.epics[0]!.stories.find((s) => s.status !== "in-progress")!;
     const moved = await eve.callTool({ name: "bmad-board", arguments: { project: PROJECT, story: card.key, status: "in-progress" } });
-    expect(toolText(moved).split("\n")[0]).toMatch(new RegExp(`^Moved ${card.key} in "${PROJECT}", \\S+'s project\\.$`));
+    expect(toolText(moved).split("\n")[0]).toMatch(new RegExp(`^Moved ${card.key} from \\S+ to in-progress in "${PROJECT}", \\S+'s project\\.( Its story file \\S+ still says "Status: [^"]+": edit that line with bmad-files if the story's file should follow\\.)?$`));
     // Eve's map names the project as she does, not by the share's tag (review 149).
     expect(toolText(await eve.callTool({ name: "bmad-map", arguments: { project: PROJECT } }))).toMatch(new RegExp(`^Project "${PROJECT}" by BMAD phase`));
     expect(toolText(result)).toMatch(new RegExp(`Memlog ${memlog.replaceAll(".", "\\.")} \\([^)]*; written by others, not you: eve@example\\.com \\(lines \\d+\\)\\):`));

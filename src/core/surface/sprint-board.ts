@@ -33,7 +33,9 @@ export interface Board {
   version: number;
   columns: readonly string[];
   /** A story's column, and what its file says where that is not the column's name (a legacy or unknown status). */
-  epics: Array<{ epic: string; status: string; stories: Array<{ key: string; status: string; written?: string }> }>;
+  epics: Array<{ epic: string; status: string; retrospective?: string; stories: Array<{ key: string; status: string; written?: string }> }>;
+  /** The retrospectives' action items not done (sprint_plan.py status's open_action_items), at most MAX_ACTIONS. */
+  actions?: Array<{ epic: string; action: string; status: string }>;
   /** What the board leaves out past its caps. */
   hidden?: { epics: number; stories: number };
   /** Who other than the caller wrote lines of the file, and which, as every answer says it (othersNote): a collaborator's story keys and
@@ -103,6 +105,8 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
     const status = showName(typeof value === "string" ? value : value === null || typeof value === "object" ? "(not a status)" : String(value));
     const epic = /^epic-(\d+)$/.exec(key);
     if (epic) epicOf(epic[1]!).status = status;
+    const retrospective = /^epic-(\d+)-retrospective$/.exec(key);
+    if (retrospective) epicOf(retrospective[1]!).retrospective = status;
     const story = STORY.exec(key);
     if (!story) continue;
     // As BMAD's sprint_plan.py reads them: legacy statuses in their columns, and any other in one of its own, so that
@@ -112,7 +116,22 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
     epicOf(story[1]!).stories.push({ key, status: column, ...(column === status ? {} : { written: status }) });
   }
   const others = read.value.others?.length ? { others: othersNote(read.value.others) } : {};
-  return { ok: true, value: { path, version: read.value.version, columns: unknown ? [...STORY_STATUSES, OTHER] : STORY_STATUSES, ...capped([...epics.values()]), ...others } };
+  const actions = openActions((data as { action_items?: unknown }).action_items);
+  return { ok: true, value: { path, version: read.value.version, columns: unknown ? [...STORY_STATUSES, OTHER] : STORY_STATUSES, ...capped([...epics.values()]), ...(actions.length ? { actions } : {}), ...others } };
+}
+
+/** Open action items the board lists, at most (a retrospective writes a few). */
+const MAX_ACTIONS = 20;
+
+/** The retrospectives' action items not done, as sprint_plan.py status lists them (review 339: the board showed none),
+ *  each written out as a story key is (showName). */
+function openActions(items: unknown): NonNullable<Board["actions"]> {
+  if (!Array.isArray(items)) return [];
+  const shown = (value: unknown) => showName(typeof value === "string" || typeof value === "number" ? String(value) : "").slice(0, 300);
+  return items
+    .filter((item): item is Record<string, unknown> => Boolean(item) && typeof item === "object" && !Array.isArray(item) && (item as { status?: unknown }).status !== "done" && typeof (item as { status?: unknown }).status === "string")
+    .slice(0, MAX_ACTIONS)
+    .map((item) => ({ epic: shown(item.epic), action: shown(item.action), status: shown(item.status) }));
 }
 
 /** The epics in order while there is room; an epic none of whose stories fit is not shown empty. */
@@ -135,7 +154,8 @@ const MOVE_TRIES = 10;
 /** The most a move waits before its next try, in ms, times the tries made. */
 const MOVE_PAUSE_MS = 10;
 
-export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, files: WorkspaceFiles, story: string, status: string, ifVersion?: number): Promise<Result<{ version: number }>> {
+/** A move made: the status file's path and new version, and the story's status before it. */
+export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, files: WorkspaceFiles, story: string, status: string, ifVersion?: number): Promise<Result<{ path: string; version: number; from: string }>> {
   const path = await boardPath(reader, runtime);
   if (!path) return { ok: false, error: "This project's config names no implementation_artifacts folder." };
   if (!STORY.test(story)) return { ok: false, error: `"${story.slice(0, 100)}" is not a story key (epic-story-name, e.g. 1-2-login).` };
@@ -152,7 +172,7 @@ export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, f
     const moved = moveStoryText(decoded.text, story, status, stamp);
     if (!moved.ok) return moved;
     const written = await files.write(path, new TextEncoder().encode(moved.text), { ifVersion: read.value.version });
-    if (written.ok) return { ok: true, version: written.value.version };
+    if (written.ok) return { ok: true, path, version: written.value.version, from: moved.before };
     if (written.kind !== "conflict") return { ok: false, error: written.error };
     // A move has nothing to merge: made again on the file as it is now, unless it named the version it was chosen at.
     if (ifVersion !== undefined || tries === MOVE_TRIES) return { ok: false, error: `${path} changed during the move: move it again.` };
@@ -161,12 +181,25 @@ export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, f
   }
 }
 
+/** What a move says of the story's own file (`<story>.md` beside the status file) where its `Status:` line says
+ *  otherwise: BMAD's dev-story and code-review keep both, and a board move writes only sprint-status.yaml, as
+ *  sprint_status.py does (review 339: the two disagreed, and nothing said so). */
+export async function storyFileNote(files: WorkspaceFiles, statusPath: string, story: string, status: string): Promise<string> {
+  const path = `${statusPath.slice(0, statusPath.lastIndexOf("/") + 1)}${story}.md`;
+  const read = await files.read(path, undefined, { served: false });
+  // A look at its head: a cut character is only a replacement mark there.
+  const text = read.ok ? new TextDecoder().decode(read.value.data.subarray(0, 4096)) : "";
+  const written = /^Status:[ \t]*(\S[^\r\n]*?)[ \t]*$/m.exec(text)?.[1];
+  return written === undefined || written === status ? "" : ` Its story file ${path} still says "Status: ${showName(written.slice(0, 100))}": edit that line with bmad-files if the story's file should follow.`;
+}
+
 const hiddenNote = (hidden: { epics: number; stories: number }) =>
   `(${hidden.epics} more epics and ${hidden.stories} more stories not shown: the board shows ${MAX_EPICS} epics and ${MAX_STORIES} stories at most; bmad-files reads the whole file.)`;
 
 export function boardText(board: Board): string {
   const lines = [`${board.path} (version ${board.version}${othersSuffix(board.others)}), columns ${board.columns.join(" | ")}:`];
-  for (const e of board.epics) lines.push(`${e.epic}${e.status ? ` [${e.status}]` : ""}: ${e.stories.map((s) => `${s.key}=${s.status}${s.written ? ` (written ${JSON.stringify(s.written)})` : ""}`).join(", ") || "no stories"}`);
+  for (const e of board.epics) lines.push(`${e.epic}${e.status ? ` [${e.status}${e.retrospective ? `, retrospective ${e.retrospective}` : ""}]` : ""}: ${e.stories.map((s) => `${s.key}=${s.status}${s.written ? ` (written ${JSON.stringify(s.written)})` : ""}`).join(", ") || "no stories"}`);
   if (board.hidden) lines.push(hiddenNote(board.hidden));
+  if (board.actions) lines.push(`Open action items: ${board.actions.map((a) => `epic ${a.epic}: ${a.action} (${a.status})`).join("; ")}`);
   return lines.join("\n");
 }

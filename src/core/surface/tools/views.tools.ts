@@ -11,7 +11,8 @@ import { mapText, projectMap } from "../project-map.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 import { viewUri } from "../views.js";
 import { COMMIT, commitRange, gitLog, gitShow } from "../git-history.js";
-import { boardText, moveStory, readBoard, STORY_STATUSES } from "../sprint-board.js";
+import { boardText, moveStory, readBoard, storyFileNote, STORY_STATUSES } from "../sprint-board.js";
+import { showName } from "../../lines.js";
 import { PIPELINE } from "../../delivery/pipeline.js";
 import { sessionView } from "../../delivery/view.js";
 import { artifactUri } from "../resources.js";
@@ -222,16 +223,18 @@ export const bmadBoardTool = defineTool({
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
     if (!runtime?.ok) return fail(runtime?.error ?? NO_PROJECTS);
     if ((story === undefined) !== (status === undefined)) return fail('A move needs both "story" (its key) and "status".');
+    let move = "";
     if (story !== undefined && status !== undefined) {
       const moved = await moveStory(deps.reader, runtime.runtime, found.files, story, status, if_version);
       if (!moved.ok) return fail(moved.error);
+      // A move in someone else's project says whose it is, as every other change there does (review 180): moveStory
+      // writes through these files.
+      const owner = found.files.changeOwner?.();
+      move = `Moved ${showName(story)} from ${showName(moved.from) || "(no status)"} to ${status}${owner ? ` in "${project ?? found.name}", ${owner}'s project` : ""}.${await storyFileNote(found.files, moved.path, story, status)}\n`;
     }
     const board = await readBoard(deps.reader, runtime.runtime, found.files);
     if (!board.ok) return fail(board.error);
-    // A move in someone else's project says whose it is, as every other change there does (review 180): moveStory
-    // writes through these files.
-    const owner = story !== undefined ? found.files.changeOwner?.() : undefined;
-    return done(`${owner ? `Moved ${story} in "${project ?? found.name}", ${owner}'s project.\n` : ""}${boardText(board.value)}`, { project: found.name, access: found.access, ...board.value });
+    return done(`${move}${boardText(board.value)}`, { project: found.name, access: found.access, ...board.value });
   },
 });
 
