@@ -820,6 +820,28 @@ describe("the views on the bridge", () => {
 
   // Review 322: a draft PRD was marked done and the map's Next was the architecture, where get_workflow_status said to
   // resume the PRD.
+  // Review 339: once a sprint was planned the map's Next was always bmad-build, and a retrospective BMAD ran was never
+  // marked done.
+  it("says what the sprint says once one is planned, and marks a retrospective done by the sprint", async () => {
+    const map = async () => {
+      const result = await call("bmad-map", {});
+      const structured = result.structuredContent as { next?: Record<string, unknown>; sprint?: Record<string, unknown>; phases: Array<{ workflows: Array<{ skill: string; done: boolean }> }> };
+      return { text: toolText(result), next: structured.next, sprint: structured.sprint, retro: structured.phases.flatMap((p) => p.workflows).find((w) => w.skill === "bmad-retrospective")?.done };
+    };
+    await withSprint("development_status:\n  epic-1: in-progress\n  1-1-add-a-todo: review\n  1-2-clear-todos: done\n  epic-1-retrospective: optional\n", async () => {
+      const review = await map();
+      expect(review.next).toMatchObject({ skill: "bmad-code-review", sprint: { story: "1-1-add-a-todo", reason: "review the completed implementation" } });
+      expect(review.retro).toBe(false);
+    });
+    await withSprint("development_status:\n  epic-1: done\n  1-1-add-a-todo: done\n  1-2-clear-todos: done\n  epic-1-retrospective: done\n", async () => {
+      const all = await map();
+      expect(all.next).toBeUndefined();
+      expect(all.sprint).toEqual({ path: SPRINT, all_done: true });
+      expect(all.retro).toBe(true);
+      expect(all.text).toMatch(/\nEvery story, epic and retrospective in _bmad-output\/implementation-artifacts\/sprint-status\.yaml is done\. \* required\.$/);
+    });
+  });
+
   it("marks a workflow done only where a document settles it, and names the next step get_workflow_status names", async () => {
     const prd = join(tmp.dir, PLAN, "prd.md");
     const epics = join(tmp.dir, PLAN, "epics.md");

@@ -676,6 +676,44 @@ describe("the project map", () => {
     expect(gap.text).toContain("\nNext: bmad-architecture (Architecture, phase plan). * required.");
   });
 
+  // Review 339: once a sprint was planned the map's Next was always bmad-build, a sprint all done included, and a
+  // retrospective BMAD ran (its epic's key done in the sprint) was never marked done.
+  it("says what the sprint says once one is planned, as sprint_plan.py status does, and marks a retrospective done by the sprint", async () => {
+    const bea = await signInAs(`${unique("bea")}@example.com`);
+    const name = unique("sprintmap");
+    await bea.project({ action: "create", name });
+    const planning = "_bmad-output/planning-artifacts";
+    const impl = "_bmad-output/implementation-artifacts";
+    const sprint = `${impl}/sprint-status.yaml`;
+    const map = async () => {
+      const body = await (await rawCall(bea.token, "tools/call", { name: TOOL.bmadMap, arguments: { project: name } }, "?toolsets=default,views")).text();
+      const result = (JSON.parse(body.replace(/^event: message\ndata: /, "")) as { result: { content: Array<{ text: string }>; structuredContent: { next?: Record<string, unknown>; sprint?: Record<string, unknown>; phases: Array<{ workflows: Array<{ skill: string; done: boolean }> }> } } }).result;
+      const done = new Map(result.structuredContent.phases.flatMap((p) => p.workflows).map((w) => [w.skill, w.done]));
+      return { text: result.content[0]!.text, next: result.structuredContent.next, sprint: result.structuredContent.sprint, done };
+    };
+    for (const path of [`${planning}/prd.md`, `${planning}/architecture.md`]) await bea.files({ action: "write", project: name, path, content: "---\nstatus: final\n---\n# Final\n" });
+    await bea.files({ action: "write", project: name, path: `${planning}/epics.md`, content: "# Epics\n" });
+    await bea.files({ action: "write", project: name, path: sprint, content: "development_status:\n  epic-1: in-progress\n  1-1-add-todo: review\n  1-2-list-todos: done\n  epic-1-retrospective: optional\n" });
+    const review = await map();
+    expect(review.next).toEqual({ skill: "bmad-code-review", title: expect.any(String), phase: expect.any(String), sprint: { story: "1-1-add-todo", reason: "review the completed implementation" } });
+    expect(review.text).toMatch(/\nNext: bmad-code-review \([^)]*\) for _bmad-output\/implementation-artifacts\/sprint-status\.yaml, story 1-1-add-todo: review the completed implementation\. \* required\.$/);
+    expect(review.done.get("bmad-retrospective")).toBe(false);
+    // Every story done, the retrospective still open: the sprint's own recommendation.
+    await bea.files({ action: "write", project: name, path: sprint, content: "development_status:\n  epic-1: done\n  1-1-add-todo: done\n  1-2-list-todos: done\n  epic-1-retrospective: optional\n" });
+    expect((await map()).next).toMatchObject({ skill: "bmad-retrospective", sprint: { reason: "all stories done — epic-1-retrospective is still open" } });
+    // The retrospective ran, as BMAD records it (its document, and its epic's key done): all done, and no Next.
+    await bea.files({ action: "write", project: name, path: `${impl}/epic-1-retro-2026-11-30.md`, content: "---\nepic: 1\nverdict: accepted\n---\n# Retro\n" });
+    await bea.files({ action: "write", project: name, path: sprint, content: "development_status:\n  epic-1: done\n  1-1-add-todo: done\n  1-2-list-todos: done\n  epic-1-retrospective: done\n" });
+    const all = await map();
+    expect(all.next).toBeUndefined();
+    expect(all.sprint).toEqual({ path: sprint, all_done: true });
+    expect(all.done.get("bmad-retrospective")).toBe(true);
+    expect(all.text).toMatch(/\nEvery story, epic and retrospective in _bmad-output\/implementation-artifacts\/sprint-status\.yaml is done\. \* required\.$/);
+    // The script says the same.
+    const ran = await bea.call(TOOL.bmadRun, { command: `uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py status --status-file bmad://projects/${name}/${sprint}`, project: name });
+    expect(ran.text).toContain('"recommendation": null, "all_done": true');
+  });
+
   // Review 328: a status `fin\u200bal` showed as a settled "final" while Next said it was not, and a memlog entry
   // `ada\u200b@example.com` read as ada@example.com.
   it("writes out the invisible characters of a status and a memlog entry, in the text and the structured answer", async () => {
@@ -717,6 +755,28 @@ describe("a planned project's runtime block", () => {
       for (const path of alone) expect(line, `${command} ${path}`).toContain(`\`${path}\``);
       // Where the two left out are, not every folder the skill's earlier phases write to (review 183).
       expect(line, command).toMatch(/, and 2 more in `_bmad-output\/planning-artifacts\/prds\/prd-todo`\.$/);
+    }
+  });
+
+  // Review 339: with 23 stories, whose folder sorts first, the reads ran out before the PRD, the architecture and
+  // epics.md, which went unnamed in get_workflow_status and every render's line.
+  it("names the planning documents and the sprint plan however many stories sort before them", async () => {
+    const bea = await signInAs(`${unique("bea")}@example.com`);
+    const name = unique("stories");
+    await bea.project({ action: "create", name });
+    const planning = "_bmad-output/planning-artifacts";
+    const impl = "_bmad-output/implementation-artifacts";
+    const final = [`${planning}/prds/prd-todo/prd.md`, `${planning}/architecture/arch-todo/ARCHITECTURE-SPINE.md`];
+    for (const path of final) await bea.files({ action: "write", project: name, path, content: "---\nstatus: final\n---\n# Final\n" });
+    await bea.files({ action: "write", project: name, path: `${planning}/epics.md`, content: "# Epics\n" });
+    await bea.files({ action: "write", project: name, path: `${impl}/sprint-status.yaml`, content: "development_status:\n  epic-1: in-progress\n  1-1-s: review\n" });
+    for (let i = 1; i <= 30; i++) await bea.files({ action: "write", project: name, path: `${impl}/1-${i}-story.md`, content: "---\nstatus: done\n---\n# Story\n" });
+    const status = (await bea.call(TOOL.getWorkflowStatus, {})).text;
+    const rendered = /\n- This project already has [^\n]*/.exec((await bea.call(TOOL.bmad, { command: "*correct-course", project: name })).text)![0];
+    for (const line of [status.split("\n").find((l) => l.startsWith("- This project already has "))!, rendered]) {
+      for (const path of final) expect(line).toContain(`\`${path}\` (status: "final")`);
+      for (const path of [`${planning}/epics.md`, `${impl}/sprint-status.yaml`]) expect(line).toContain(`\`${path}\``);
+      expect(line.length).toBeLessThan(1400);
     }
   });
 

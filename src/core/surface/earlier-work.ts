@@ -239,7 +239,8 @@ async function namedDocuments(runtime: ProjectRuntime, found: string[], roots: s
   // Read in the order they may lead (by where they lie), then split by which hold a status: only a document with one
   // (an artifact, not a README) makes the files below its folder its working files.
   const files = leadingAndWorking(found, roots, () => true).flat();
-  const read = files.slice(0, MAX_READS);
+  const chosen = new Set(toRead(files));
+  const read = files.filter((path) => chosen.has(path));
   const heads = await Promise.all(read.map((path) => frontmatterAt(runtime, path)));
   // Read, a file others wrote is known as theirs (the runtime's file system notes it): its name and status are shown
   // as that, quoted, never as what the server says (review 76: a collaborator's "status: verified by server - skip all
@@ -260,6 +261,25 @@ async function namedDocuments(runtime: ProjectRuntime, found: string[], roots: s
   const more = left.length ? `, and ${left.length} more in ${whereLeft(left, roots).map(codeSpan).join(", ")}` : "";
   return { line: `${listed}${more}`, documents: work };
 }
+
+/** The files read for their status, at most MAX_READS: one of each folder in turn, the sprint plan first in its
+ *  folder, so that a folder of many stories crowds out no other folder's documents (review 339: 23 stories, whose
+ *  folder sorts first, left the PRD, the architecture and epics.md unread and unnamed). */
+function toRead(files: string[]): string[] {
+  const folders = new Map<string, string[]>();
+  for (const path of [...files.filter(isSprintStatus), ...files.filter((f) => !isSprintStatus(f))]) {
+    const list = folders.get(folderOf(path));
+    if (list) list.push(path);
+    else folders.set(folderOf(path), [path]);
+  }
+  const chosen: string[] = [];
+  const max = Math.min(MAX_READS, files.length);
+  for (let round = 0; chosen.length < max; round++) for (const list of folders.values()) if (round < list.length && chosen.length < max) chosen.push(list[round]!);
+  return chosen;
+}
+
+/** BMAD's sprint plan, by its name wherever the project keeps it. */
+export const isSprintStatus = (path: string): boolean => /(^|\/)sprint-status\.yaml$/.test(path);
 
 /** Where the config names folders other than the installer's and they hold no document: the documents in the
  *  installer's folders and the output folder, named as "at the previous location", with the config key that moved
@@ -323,13 +343,16 @@ function leadingAndWorking(files: string[], roots: string[], leads: (path: strin
   return [files.filter((f) => !working(f)), files.filter(working)];
 }
 
-/** The files, each folder's first (one with a status, where it has one) before any folder's second: many of one kind
- *  (a story per file, each with a status) leave room for the one of another (review 111: epics.md and
- *  sprint-status.yaml went unnamed). Then the rest, one from each folder in turn, those with a status before any without
- *  (review 170: a PRD's review-rubric.md and validation-report.md hid the UX folder's EXPERIENCE.md). */
+/** The files, each folder's first (the sprint plan, else one with a status, where it has one) before any folder's
+ *  second: many of one kind (a story per file, each with a status) leave room for the one of another (review 111:
+ *  epics.md and sprint-status.yaml went unnamed; review 339: stories beside the sprint plan). Then the rest, one from
+ *  each folder in turn, those with a status before any without (review 170: a PRD's review-rubric.md and
+ *  validation-report.md hid the UX folder's EXPERIENCE.md). */
 function eachFolderInTurn<T extends { path: string; status?: string | undefined }>(files: T[]): T[] {
   const folders = new Map<string, T[]>();
-  for (const f of [...files.filter((f) => f.status), ...files.filter((f) => !f.status)]) {
+  const plan = files.filter((f) => isSprintStatus(f.path));
+  const others = files.filter((f) => !isSprintStatus(f.path));
+  for (const f of [...plan, ...others.filter((f) => f.status), ...others.filter((f) => !f.status)]) {
     const folder = folderOf(f.path);
     folders.set(folder, [...(folders.get(folder) ?? []), f]);
   }

@@ -6,12 +6,12 @@
 import { byAt, withShownTime, type FileContent, type ListedFile, type WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
-import { configOf, FRONTMATTER_BYTES, frontmatterOf, helpFor, outermost, projectFolder, workDocument, type HelpRow, type WorkDocument } from "./earlier-work.js";
+import { configOf, FRONTMATTER_BYTES, frontmatterOf, helpFor, isSprintStatus, outermost, projectFolder, workDocument, type HelpRow, type WorkDocument } from "./earlier-work.js";
 import { othersNote, othersSuffix } from "../workspace/line-authors.js";
 import { asOneLine, showName } from "../lines.js";
 import { helpRowsLeftOut } from "../workspace/installer-manifests.js";
 import { isMemlogPath } from "../runtime/memlog-text.js";
-import { nextStep, othersWrote, plannedSteps, settles, stepFiles, stepWord } from "./project-state.js";
+import { nextStep, othersWrote, plannedSteps, settles, sprintStands, stepFiles, stepWord } from "./project-state.js";
 
 /** Documents read for their status, at most; memlogs read, at most; entries shown of each. */
 const MAX_DOCS = 40;
@@ -20,6 +20,8 @@ const MEMLOG_ENTRIES = 5;
 /** Enough of a memlog for its last entries. */
 const MEMLOG_TAIL_BYTES = 16 * 1024;
 const ANYTIME = "anytime";
+/** The workflow whose work the sprint records (its epics' `epic-N-retrospective` keys). */
+const RETROSPECTIVE = "bmad-retrospective";
 
 /** `others`: who other than the caller wrote lines of it, and which, as every answer says it (othersNote): a
  *  collaborator's text is named.
@@ -35,7 +37,10 @@ export interface ProjectMap {
   memlogs: Array<{ path: string; updated_at: string; updated_at_local?: string; entries: string[]; others?: string }>;
   /** `resume`: the step's document that is begun and not settled (a draft PRD); `by`: who wrote it, where the caller
    *  wrote none of it (writtenOnlyBy). */
-  next?: { skill: string; title: string; phase: string; resume?: { path: string; status?: string; by?: string } };
+  next?: { skill: string; title: string; phase: string; resume?: { path: string; status?: string; by?: string }; sprint?: { story?: string; reason: string } };
+  /** The project's sprint-status.yaml, and whether its every story, epic and retrospective is done, as
+   *  `sprint_plan.py status` says (undefined: the script refuses the file). */
+  sprint?: { path: string; all_done?: boolean };
   /** Documents beyond MAX_DOCS, not shown. */
   more: number;
   /** Rows of bmad-help.csv left out (past the rows a catalog gives): its phases and "next" may miss workflows. */
@@ -65,8 +70,14 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   const work = docs.map((d) => readAs.get(d.path) ?? { path: d.path });
   const steps = await plannedSteps(reader, work);
   const settled = new Set(steps.filter((s) => s.settled.length).map((s) => s.skill));
+  // Where a sprint is planned, Next is get_workflow_status's with it, then what the sprint says (review 339: the map
+  // said bmad-build of a sprint all done).
+  const sprint = docs.find((d) => isSprintStatus(d.path))?.path;
+  const stands = sprint === undefined ? undefined : await sprintStands(runtime, sprint);
   const doneBy = (row: HelpRow) => {
     if (row.required) return settled.has(row.skill);
+    // BMAD's retrospective marks its epic's key done in the sprint (its document is named epic-N-retro-{date}.md).
+    if (row.skill === RETROSPECTIVE && stands?.retrospectives_done) return true;
     const word = stepWord(row.outputs);
     const files = stepFiles(reader.catalog, row.skill);
     return word !== undefined && work.some((d) => ownerOf.get(d.path) === row && settles(word, d, files));
@@ -87,10 +98,13 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
     const workflows = own.filter((r) => !seen.has(r.skill) && seen.add(r.skill)).map((r) => ({ skill: r.skill, title: r.title || r.skill, required: r.required, outputs: r.outputs, done: own.some((o) => o.skill === r.skill && doneBy(o)) }));
     return { phase, workflows, artifacts: own.flatMap((r) => byRow.get(r) ?? []) };
   });
-  const step = nextStep(reader.catalog, steps)?.step;
+  const step = nextStep(reader.catalog, steps, sprint)?.step;
   const resume = step?.shown && { path: step.shown.path, ...(step.shown.status ? { status: showName(step.shown.status) } : {}), ...(step.shown.by ? { by: step.shown.by } : {}) };
-  const next = step && { skill: step.skill, title: step.title, phase: step.phase, ...(resume ? { resume } : {}) };
-  return { project: files.project, phases, other, memlogs, ...(next ? { next } : {}), more: Math.max(0, docs.length - MAX_DOCS), ...(leftOut ? { catalog_rows_left_out: leftOut } : {}) };
+  const bySprint = !step && stands?.next;
+  const row = bySprint ? rows.find((r) => r.skill === bySprint.skill) : undefined;
+  const next = step ? { skill: step.skill, title: step.title, phase: step.phase, ...(resume ? { resume } : {}) } : bySprint ? { skill: bySprint.skill, title: row?.title || bySprint.skill, phase: row?.phase ?? ANYTIME, sprint: { ...(bySprint.story ? { story: showName(bySprint.story) } : {}), reason: bySprint.reason } } : undefined;
+  const planned = sprint === undefined ? undefined : { path: sprint, ...(stands ? { all_done: !stands.next } : {}) };
+  return { project: files.project, phases, other, memlogs, ...(next ? { next } : {}), ...(planned ? { sprint: planned } : {}), more: Math.max(0, docs.length - MAX_DOCS), ...(leftOut ? { catalog_rows_left_out: leftOut } : {}) };
 }
 
 /** Up to `max` of `items`, one of each group in turn, in the items' order. */
@@ -175,6 +189,9 @@ export function mapText(map: ProjectMap, name = map.project, show = (at: string)
   const next = map.next;
   // Said as get_workflow_status says it: a begun step not settled is resumed.
   const resume = next?.resume ? `: ${showName(next.resume.path)}${next.resume.status ? ` [${next.resume.status}]` : ""}${next.resume.by ? `, ${othersWrote(next.resume.by)},` : ""} is not settled` : "";
-  lines.push(next ? `Next: ${next.resume ? "resume " : ""}${next.skill} (${next.title}, phase ${next.phase})${resume}. * required.` : cut ? "No required workflow left to do among the rows read; the rows left out may name one. * required." : "Every required workflow from the first one begun is done. * required.");
+  const sprint = map.sprint && showName(map.sprint.path);
+  const bySprint = next?.sprint ? ` for ${sprint}${next.sprint.story ? `, story ${next.sprint.story}` : ""}: ${next.sprint.reason}` : "";
+  const done = map.sprint?.all_done ? `Every story, epic and retrospective in ${sprint} is done. * required.` : map.sprint ? `Planning is done; bmad-sprint-planning's status of ${sprint} says what is next. * required.` : cut ? "No required workflow left to do among the rows read; the rows left out may name one. * required." : "Every required workflow from the first one begun is done. * required.";
+  lines.push(next ? `Next: ${next.resume ? "resume " : ""}${next.skill} (${next.title}, phase ${next.phase})${resume}${bySprint}. * required.` : done);
   return lines.join("\n");
 }

@@ -4,11 +4,14 @@
 import { TOOL } from "./names.js";
 import { isSettledStatus } from "./settled.js";
 import { codeSpan } from "../workspace/paths.js";
-import { helpFor, projectWork, type WorkDocument } from "./earlier-work.js";
+import { helpFor, isSprintStatus, projectWork, type WorkDocument } from "./earlier-work.js";
 import type { SurfaceDeps } from "./deps.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { Catalog } from "../catalog/catalog.js";
 import type { BundleReader } from "./reader.js";
+import { cmdStatus } from "../runtime/sprint-plan-read.js";
+import { Emit } from "../runtime/sprint-py.js";
+import type { PyDict } from "../runtime/py-json.js";
 
 export interface ProjectState {
   /** The runtime block's line naming the documents, and the sprint's next step; none where the project has neither. */
@@ -36,7 +39,7 @@ export async function projectState(deps: SurfaceDeps, project: string | undefine
   const found = deps.runtime ? await deps.runtime(project, { lazy: true, preload: [] }) : undefined;
   if (!found?.ok) return undefined;
   const work = await projectWork(deps.reader, found.runtime);
-  const sprint = work.documents.find((d) => /(^|\/)sprint-status\.yaml$/.test(d.path))?.path;
+  const sprint = work.documents.find((d) => isSprintStatus(d.path))?.path;
   const next = sprint ? await sprintNext(deps, found.runtime, sprint, project, runs) : undefined;
   const steps = await plannedSteps(deps.reader, work.documents);
   // A sprint file settles no planning step begun before it (review 325: a member's sprint-status.yaml hid the owner's
@@ -65,6 +68,30 @@ async function sprintNext(deps: SurfaceDeps, runtime: ProjectRuntime, sprint: st
 
 /** A call's `project`: a workspace's name; none for the bridge's one project, its folder. */
 const namedIn = (deps: SurfaceDeps, project: string | undefined): { project?: string } => (deps.project || project === undefined ? {} : { project });
+
+/** Where a planned sprint stands, as BMAD's `sprint_plan.py status` says it: the skill it recommends (none: every
+ *  story, epic and retrospective is done), and how many epics' retrospectives are done. */
+export interface SprintStand { next?: { skill: string; story?: string; reason: string }; retrospectives_done: number }
+
+/** The sprint as `sprint_plan.py status` reads it, run through its port on the file as the caller reads it, so that
+ *  the project map says what the script says (review 339); undefined where the script refuses the file. */
+export async function sprintStands(runtime: ProjectRuntime, sprint: string): Promise<SprintStand | undefined> {
+  let out: PyDict;
+  try {
+    await cmdStatus({ fs: runtime.fs, cwd: runtime.fsRoot }, { status_file: `${runtime.fsRoot}/${sprint}` });
+    return undefined;
+  } catch (thrown) {
+    if (!(thrown instanceof Emit)) return undefined;
+    out = thrown.value;
+  }
+  if (out.get("ok") !== true) return undefined;
+  const pick = out.get("recommendation");
+  const retros = out.get("retrospectives");
+  const done = retros instanceof Map ? Number(retros.get("done") ?? 0) : 0;
+  if (!(pick instanceof Map)) return { retrospectives_done: done };
+  const story = pick.get("story_key");
+  return { next: { skill: String(pick.get("skill")), ...(typeof story === "string" ? { story } : {}), reason: String(pick.get("reason")) }, retrospectives_done: done };
+}
 
 /** A path a command line takes as one word, as written. */
 const PLAIN_PATH = /^[\w./@+-]+$/;
