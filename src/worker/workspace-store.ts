@@ -8,7 +8,7 @@ import { closest, suggestion } from "../core/catalog/closest.js";
 import { shownTime } from "../core/count.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import type { ConfigFile } from "../core/workspace/setup.js";
-import { checkProjectCount, MAX_OFFERS_FROM_ONE_OWNER, MAX_PROJECTS } from "../core/workspace/limits.js";
+import { checkProjectCount, MAX_OFFERS_FROM_ONE_OWNER, MAX_OFFERS_SHOWN, MAX_PROJECTS } from "../core/workspace/limits.js";
 import { checkProjectName, parseProjectRef, shareHandle, shownHandle } from "../core/workspace/paths.js";
 import { OFFER_STEP, shownOffer, type Configured, type DeletedFile, type FileContent, type ManyRead, type ManyReadingFiles, type ProjectInfo, type ProjectSummary, type RemovedEntry, type ShareAccess, type VersionEntry, type WorkspaceStore, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Memory, MemResult } from "../core/memory/model.js";
@@ -24,7 +24,7 @@ import { DEFAULT_TIME_ZONE, zonedTime } from "../core/runtime/time-zone.js";
 type Stub = DurableObjectStub<WorkspaceProject>;
 
 /** What a listing finds: the caller's projects, the offers to them, and their deleted projects still kept. */
-type ProjectListing = { mine: ProjectSummary[]; offers: ProjectSummary[]; deleted: Array<{ name: string; until: string }> };
+type ProjectListing = { mine: ProjectSummary[]; offers: ProjectSummary[]; offersLeftOut: number; deleted: Array<{ name: string; until: string }> };
 
 /** How long a name may be pending without its project before a listing takes it for a create cut short. */
 const CREATE_GRACE_MS = 60_000;
@@ -87,9 +87,20 @@ export class DurableWorkspaceStore implements WorkspaceStore {
    *  wins), else the widest offer. `checked`: each row as its project holds it now, rows it no longer holds
    *  dropped from the index (a share or delete cut short between the project and the index leaves one). */
   private async received(checked = false): Promise<ReceivedShare[]> {
+    return (await this.receivedShown(checked)).shares;
+  }
+
+  /** received(), where `checked` leaves out (and counts in `leftOut`) each handle's offers past its newest
+   *  MAX_OFFERS_SHOWN: each is a call to its project, and anyone may offer (review 341: a list grew by 105 bytes and a
+   *  call with each account that offered). */
+  private async receivedShown(checked: boolean): Promise<{ shares: ReceivedShare[]; leftOut: number }> {
+    let leftOut = 0;
     const lists = await Promise.all(this.caller.handles.map(async (h) => {
-      const rows = await this.index(h).received();
-      if (!checked) return rows;
+      const all = await this.index(h).received();
+      if (!checked) return all;
+      const newest = new Set(all.filter((s) => !s.accepted).sort((a, b) => b.at.localeCompare(a.at)).slice(0, MAX_OFFERS_SHOWN));
+      const rows = all.filter((s) => s.accepted || newest.has(s));
+      leftOut += all.length - rows.length;
       const held = await Promise.all(rows.map((s) => this.project(s.owner, s.name).shareFor([h], this.caller.id)));
       await Promise.all(rows.map((s, i) => (held[i] ? undefined : this.index(h).revoke(s.owner, s.name))));
       return rows.flatMap((s, i) => (held[i] ? [{ ...s, ...held[i] }] : []));
@@ -102,7 +113,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       const held = byProject.get(key);
       if (!held || rank(share) > rank(held)) byProject.set(key, share);
     }
-    return [...byProject.values()];
+    return { shares: [...byProject.values()], leftOut };
   }
 
   /** Own projects, accepted shares and offers, each with the name to pass: `name@tag` where the bare name is
@@ -110,7 +121,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
    *  or accepted projects are named). */
   private async everything(): Promise<ProjectListing> {
     const index = this.index(`user:${this.caller.id}`);
-    const [rows, received, deleted] = await Promise.all([index.owned(), this.received(true), index.keptDeleted(this.now())]);
+    const [rows, { shares: received, leftOut }, deleted] = await Promise.all([index.owned(), this.receivedShown(true), index.keptDeleted(this.now())]);
     const owned = (await Promise.all(rows.map((row) => this.settled(row)))).filter((row) => row !== undefined);
     const summary = (group: ReceivedShare[], taken: Set<string>) => {
       const count = new Map<string, number>();
@@ -123,7 +134,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     const own = owned.map((p): ProjectSummary => ({ project: p.name, name: p.name, owner: "you", access: "owner", created_at: p.created_at }));
     const shared = summary(received.filter((s) => s.accepted), new Set([...owned, ...deleted].map((p) => p.name)));
     const mine = [...own, ...shared];
-    return { mine, offers: summary(received.filter((s) => !s.accepted), new Set(mine.map((p) => p.project))), deleted };
+    return { mine, offers: summary(received.filter((s) => !s.accepted), new Set(mine.map((p) => p.project))), offersLeftOut: leftOut, deleted };
   }
 
   /** One listing for the calls made at once (bmad-project list asks for projects, offers and deleted ones together):
@@ -139,6 +150,10 @@ export class DurableWorkspaceStore implements WorkspaceStore {
 
   async offers(): Promise<ProjectSummary[]> {
     return (await this.listed()).offers;
+  }
+
+  async offersLeftOut(): Promise<number> {
+    return (await this.listed()).offersLeftOut;
   }
 
   async deleted(): Promise<Array<{ name: string; until: string }>> {

@@ -246,6 +246,16 @@ describe("offers a stranger may make (review 11, L2)", () => {
     expect((await dave.project({ action: "decline", name: projects[0] })).isError).toBe(false);
     expect((await stranger.project({ action: "share", name: projects[1], with: dave.email, access: "write" })).isError).toBe(false);
     expect((await stranger.project({ action: "share", name: projects[10], with: dave.email, access: "read" })).isError).toBe(false);
+    // Offers from many owners: the list shows and checks the newest 20, and counts the rest (review 341: each cost a
+    // call to its project and 105 bytes of the list, with no end). Fifteen older ones planted, of projects long gone.
+    const index = env.WORKSPACE_INDEX.get(env.WORKSPACE_INDEX.idFromName(`email:${dave.email}`));
+    await runInDurableObject(index, (_, state) => {
+      for (let i = 0; i < 15; i++) state.storage.sql.exec("INSERT INTO received (owner, name, owner_label, access, at, accepted) VALUES (?, ?, ?, 'read', ?, 0)", `ghost-${i}`, `old-${i}`, `ghost${i}@example.com`, `2020-01-${String(i + 1).padStart(2, "0")}T00:00:00.000Z`);
+    });
+    const listed = await dave.project({ action: "list" });
+    expect((listed.structured.offers as unknown[]).length).toBe(10);
+    expect(listed.structured.offers_left_out).toBe(5);
+    expect(listed.text).toContain("5 older offers are waiting and not shown: the list shows the newest; decline those the user does not want, and older ones show.");
 
     const crowded = projects[0]!;
     // 98 more shares stored as 98 offers would leave them (one tool call each costs seconds here), beside two made by the tool.

@@ -22,6 +22,8 @@ export const MAX_PROJECTS = 100;
 export const MAX_SHARES = 100;
 /** Offers from one owner waiting for one person's answer: a stranger may offer, never fill someone's list. */
 export const MAX_OFFERS_FROM_ONE_OWNER = 10;
+/** Offers a project list shows and checks, the newest first; older ones wait, counted, until some are answered. */
+export const MAX_OFFERS_SHOWN = 20;
 /** Earlier versions' content kept per project; past it the oldest earlier versions lose their content (not their entry). */
 export const MAX_HISTORY_BYTES = 200 * MIB;
 

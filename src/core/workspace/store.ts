@@ -256,6 +256,8 @@ export interface WorkspaceStore {
   projects(): Promise<ProjectSummary[]>;
   /** Shares offered to the caller and not yet accepted (each `pending`), with who offers them. */
   offers(): Promise<ProjectSummary[]>;
+  /** Offers waiting that offers() leaves out (it lists the newest MAX_OFFERS_SHOWN). */
+  offersLeftOut?(): Promise<number>;
   /** The caller's deleted projects still kept, and until when (undelete brings one back). */
   deleted?(): Promise<Array<{ name: string; until: string }>>;
   /** The offer `project` names, as accept finds it; its `project` is the reference that names that offer alone. */

@@ -219,14 +219,15 @@ async function unsetUserName(deps: SurfaceDeps, project: string): Promise<string
 }
 
 async function listProjects(store: WorkspaceStore): Promise<ToolOutcome> {
-  const [projects, offers, deleted] = await Promise.all([store.projects(), store.offers(), store.deleted?.() ?? []]);
+  const [projects, offers, leftOut, deleted] = await Promise.all([store.projects(), store.offers(), store.offersLeftOut?.() ?? 0, store.deleted?.() ?? []]);
   const lines = projects.map((p) => (p.access === "owner" ? `${p.project} (yours)` : `${p.project} (${p.access}, shared by ${p.owner})`));
   // With an offer waiting, the user chooses first (review 124: a literal model created its own "acme" beside Alice's).
   if (!projects.length) lines.push(offers.length ? `No projects of yours yet: ask the user whether to accept an offer below, or create one (${TOOL.bmadProject} {"action": "create", "name": "my-app"}).` : `No projects yet. Create one: ${TOOL.bmadProject} {"action": "create", "name": "my-app"}.`);
   // Offers grant nothing until accepted: only the user decides, so the model asks them.
   if (offers.length) lines.push(`Offered to you, not accepted (${OFFER_STEP}):`, ...offers.map(shownOffer));
+  if (leftOut) lines.push(`${leftOut} older offers are waiting and not shown: the list shows the newest; decline those the user does not want, and older ones show.`);
   if (deleted.length) lines.push(`Deleted, kept until they go for good ("undelete" with "name" brings one back): ${deleted.map((d) => `${d.name} (until ${shownTime(d.until)} UTC)`).join(", ")}.`);
-  return done(lines.join("\n"), { projects, ...(offers.length ? { offers } : {}), ...(deleted.length ? { deleted } : {}) });
+  return done(lines.join("\n"), { projects, ...(offers.length ? { offers } : {}), ...(leftOut ? { offers_left_out: leftOut } : {}), ...(deleted.length ? { deleted } : {}) });
 }
 
 async function showConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string): Promise<ToolOutcome> {
