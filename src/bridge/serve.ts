@@ -67,7 +67,8 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
   found.value.warnings.forEach(warn);
   if (tooBroad) warn(`the project is ${project}, ${tooBroad}: every file below it is the model's to read.`);
 
-  const bundle = new LocalBundle(found.value.sources, embedded, warn, bridgeGitOptions(process.env, args.gitTimeoutMs, project));
+  // What the bundle warns of is in its manifest's warnings too, which --test reports: not twice.
+  const bundle = new LocalBundle(found.value.sources, embedded, args.test ? () => {} : warn, bridgeGitOptions(process.env, args.gitTimeoutMs, project));
   // A root the user named must yield something: built now, so a mistake stops here rather than being served around.
   if (found.value.sources.some((s) => s.explicit)) {
     const failures = await bundle.explicitFailures();

@@ -1,9 +1,10 @@
 // buildBundle: specs -> resolved trees -> manifest + blobs -> output dir. The CLI is a thin wrapper.
 import { ORIGIN_PRIORITY, type BundleManifest, type SearchIndex } from "../core/catalog/bundle";
+import { sep } from "node:path";
 import { Tree } from "./files";
 import { readTree } from "./detect";
 import type { GitOptions } from "./git";
-import { assemble, type BuiltSource } from "./manifest";
+import { assemble, type BuiltSource, oneLine } from "./manifest";
 import { parseSpec, resolveSource, type SourceSpec } from "./sources";
 import { writeBundle } from "./write";
 
@@ -59,18 +60,18 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
   for (const spec of ordered) {
     const resolved = await resolveSource(spec, cwd, log, opts.git);
     const capped = cappedWarnings(warn, resolved.source.name);
-    const tree = new Tree(resolved.root, { warn: capped.warn, userTree: opts.userTree });
-    const content = readTree({ tree, warn: capped.warn });
-    // In the bundle's warnings, which answers show, as well as on stderr.
-    for (const cut of tree.cuts) {
-      capped.warn(`${tree.label()}: ${cut}`);
-      (content.warnings ??= []).push(cut);
-    }
-    if (resolved.stale) {
-      capped.warn(`${resolved.source.name}: ${resolved.stale}`);
-      (content.warnings ??= []).push(resolved.stale);
-    }
+    // Each warning is said on stderr (or the log) and, with the tree's own paths only, in the bundle's warnings,
+    // which the instructions and answers show: a skipped link or config said on stderr alone reaches no one in a chat.
+    const warnTree = (m: string) => capped.warn(m, withinTree(tree, m));
+    const tree: Tree = new Tree(resolved.root, { warn: warnTree, userTree: opts.userTree });
+    const content = readTree({ tree, warn: warnTree }, capped.shown);
+    // What was left unread or is out of date is in the bundle's warnings however many came before.
+    const always = [...tree.cuts, ...(resolved.stale ? [resolved.stale] : [])];
+    for (const cut of tree.cuts) capped.warn(`${tree.label()}: ${cut}`, null);
+    if (resolved.stale) capped.warn(`${resolved.source.name}: ${resolved.stale}`, null);
     capped.end();
+    const warnings = [...(content.warnings ?? []), ...always, ...capped.shown];
+    if (warnings.length) content.warnings = warnings;
     const source = { ...resolved.source, layout: content.layout };
     if (content.version && source.kind !== "npm") source.version ??= content.version;
     built.push({ source, tree, content });
@@ -87,17 +88,41 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
 /** Warnings one source gives a build, the rest counted: a 1 MiB skill-manifest.csv the model wrote gave 17,818
  *  lines at every rebuild (review 27). */
 export const MAX_WARNINGS_PER_SOURCE = 20;
+/** Characters of one warning clients are shown: a TOML parser's error quotes the lines around it. */
+const MAX_SHOWN_WARNING = 300;
 
-function cappedWarnings(warn: (message: string) => void, source: string): { warn: (message: string) => void; end: () => void } {
+/** A source's warnings: the first MAX_WARNINGS_PER_SOURCE go to `warn` and to `shown`, the text clients are given
+ *  (`text`, the message itself by default, none when null), then one line counting the rest. One already said is
+ *  not said again (600,000 manifest rows alike gave 20 lines alike). */
+function cappedWarnings(warn: (message: string) => void, source: string): { warn: (message: string, text?: string | null) => void; end: () => void; shown: string[] } {
   let count = 0;
+  const said = new Set<string>();
+  const shown: string[] = [];
   return {
-    warn: (m) => {
-      if (++count <= MAX_WARNINGS_PER_SOURCE) warn(m);
+    shown,
+    warn: (m, text = m) => {
+      if (said.has(m)) return;
+      if (++count > MAX_WARNINGS_PER_SOURCE) return;
+      said.add(m);
+      warn(m);
+      if (text !== null) shown.push(oneLine(text, MAX_SHOWN_WARNING));
     },
     end: () => {
-      if (count > MAX_WARNINGS_PER_SOURCE) warn(`... and ${count - MAX_WARNINGS_PER_SOURCE} more warnings from ${source}`);
+      if (count <= MAX_WARNINGS_PER_SOURCE) return;
+      warn(`... and ${count - MAX_WARNINGS_PER_SOURCE} more warnings from ${source}`);
+      shown.push(`... and ${count - MAX_WARNINGS_PER_SOURCE} more warnings`);
     },
   };
+}
+
+/** A tree's message with the tree's place on this machine left out (paths from its root): a bundle's warnings name no
+ *  machine paths, and a built bundle is served to others. */
+function withinTree(tree: Tree, message: string): string {
+  const label = tree.label();
+  const text = message.replaceAll(` in ${tree.root}:`, ":").replaceAll(`${tree.root}${sep}`, "").replaceAll(tree.root, ".");
+  if (!label || label === tree.root) return text;
+  // The label is relative to the working folder: taken off only where a path starts.
+  return text.replace(new RegExp(`(^|[\\s"'\`(])${label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/`, "g"), "$1");
 }
 
 function prio(s: SourceSpec): number {

@@ -14,11 +14,14 @@ export const EVIDENCE = [
   "bmad-core/core-config.yaml or .bmad-core/ (v4)",
 ];
 
-export function readTree(ctx: ReadContext): TreeContent {
+/** `said`: what the tree's warnings have said so far (a thing skipped), as clients are told it. */
+export function readTree(ctx: ReadContext, said: readonly string[] = []): TreeContent {
   const content = detectAndRead(ctx);
-  // A named tree that serves nothing is a mistake to report, not an empty layer to build quietly.
+  // A named tree that serves nothing is a mistake to report, not an empty layer to build quietly; what was skipped
+  // first is most often why (review 340: a skill manifest over 8 MiB, said on stderr alone).
   if (!content.records.length) {
-    throw new Error(`The BMAD tree in ${ctx.tree.label()} (${content.layout}) yields no agents, workflows, tasks or skills. Point at an installed project's folder or a module's source`);
+    const why = said[0] === undefined ? "" : ` First skipped: ${said[0]}.`;
+    throw new Error(`The BMAD tree in ${ctx.tree.label()} (${content.layout}) yields no agents, workflows, tasks or skills.${why} Point at an installed project's folder or a module's source`);
   }
   addKnowledge(content);
   return servable(content, ctx.warn);

@@ -153,14 +153,14 @@ function admitted<T extends { name: string; module: string; skill?: boolean; dis
   // ESC, BEL and U+202E).
   return named.slice(0, MAX_TREE_RECORDS).map((r) => ({
     ...r,
-    ...(r.displayName !== undefined ? { displayName: shown(r.displayName, 100) } : {}),
-    ...(r.title !== undefined ? { title: shown(r.title, 200) } : {}),
-    ...(r.description !== undefined ? { description: shown(r.description, 1000) } : {}),
+    ...(r.displayName !== undefined ? { displayName: oneLine(r.displayName, 100) } : {}),
+    ...(r.title !== undefined ? { title: oneLine(r.title, 200) } : {}),
+    ...(r.description !== undefined ? { description: oneLine(r.description, 1000) } : {}),
   }));
 }
 
 /** A listing's field: its control, format and line-separating characters as spaces, cut to `max` characters. */
-const shown = (text: string, max: number) => [...text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, " ")].slice(0, max).join("");
+export const oneLine = (text: string, max: number): string => [...text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, " ")].slice(0, max).join("");
 
 export const HELP_CATALOG = "_config/bmad-help.csv";
 

@@ -15,7 +15,11 @@ export function skillRecord(ctx: ReadContext, files: Map<string, string>, dir: s
     ctx.warn(`Skipped skill ${dir}: bad frontmatter in ${ctx.tree.label(skillRel)}: ${fm.error}`);
     return null;
   }
-  const name = str(fm.value.data.name) ?? basename(dir);
+  const folder = basename(dir);
+  const name = str(fm.value.data.name) ?? folder;
+  // BMAD names each skill's folder after it (all of 6.12's do): a SKILL.md in another folder that takes a name (a
+  // planted evil1/ calling itself bmad-help) would answer for it unsaid.
+  if (name !== folder) ctx.warn(`Skill ${dir} calls itself ${JSON.stringify(name.slice(0, 100))} in ${ctx.tree.label(skillRel)}, not its folder's name: served by that name. Rename one to match.`);
   const record: TreeRecord = { kind: "workflow", module, name, skill: true, entry, files: [] };
   const description = str(fm.value.data.description);
   if (description) record.description = description;
@@ -214,13 +218,18 @@ export function readSkillsInstalled(ctx: ReadContext, bmad: string): TreeContent
       break;
     }
     const name = row.name || row.canonicalId;
-    if (!name || !row.path) continue;
+    // A nameless row, or one whose path is not plain, names no skill either (review 340: 600,000 of them cost 4.7 s).
+    if (!name || !row.path) {
+      misses += 1;
+      continue;
+    }
     const path = stripRoot(row.path, bmadName);
     const installedDir = dirname(path);
     // A row names a folder below the BMAD folder, plainly, and a skill by a plain name: the tree reads no other path
     // either (files.ts), and each folder once (200 rows naming one big folder made a bundle of 648,035 files).
     if (!/^[^/]+\/./.test(installedDir) || installedDir.split("/").some((p) => p === "." || p === "..") || name.includes("/") || name === "." || name === "..") {
       ctx.warn(`Skipped skill ${name.slice(0, 100)} in ${tree.label(manifestRel)}: its path ${row.path.slice(0, 200)} does not name a folder inside ${bmadName}/ plainly`);
+      misses += 1;
       continue;
     }
     // Grouping folders (agents/, plan/) are dropped, as in the source layout: bmm/agents/x -> bmm/x.

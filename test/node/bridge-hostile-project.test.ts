@@ -206,6 +206,25 @@ describe("get_project_context", () => {
   });
 });
 
+// Review 340: what a project's BMAD tree skipped was said on stderr alone, which no one in a chat reads; the package's
+// architect answered for the project's broken one without a word. (The project's tree is read after the instructions
+// are given: the project is read at the first call.)
+describe("what a project's BMAD tree skips", () => {
+  it("is in the bmad answer, naming paths in the project only", async () => {
+    const dir = project("skipped-bits");
+    const prd = join(dir, ".claude/skills/bmad-prd");
+    symlinkSync(join(outside("skipped"), "notes.md"), join(prd, "notes.md"));
+    execFileSync("mkfifo", [join(prd, "pipe.md")]);
+    writeFileSync(join(dir, ".claude/skills/bmad-agent-architect/customize.toml"), "[agent\nname=1\n");
+    const { client } = await start(dir);
+    const said = [/Skipped skill bmm\/bmad-agent-architect: bad TOML in \.claude\/skills\/bmad-agent-architect\/customize\.toml/, /Skipped \.claude\/skills\/bmad-prd\/pipe\.md: not a regular file/, /Refused symlink \.claude\/skills\/bmad-prd\/notes\.md: its target .* leaves the source root/];
+    const listed = toolText(await call(client, "bmad", { command: "" }));
+    expect(listed).toMatch(/Warnings about the BMAD content served:\n/);
+    for (const line of said) expect(listed).toMatch(line);
+    expect(listed).not.toContain(realpathSync(dir));
+  });
+});
+
 describe("names a cloned repository brings", () => {
   it("lists no file whose name is not one line: no listing's line breaks, and no tool reads it anyway (review 81)", async () => {
     const { dir, client } = await sharedProject();

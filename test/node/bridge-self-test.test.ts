@@ -37,7 +37,7 @@ describe("bmad-mcp --test", () => {
     appendFileSync(join(dir, "_bmad/scripts/memlog.py"), "\n# edited\n");
     const out = await selfTest(dir);
     expect(out.code, out.stdout).toBe(1);
-    expect(out.stdout).toMatch(/^FAIL {2}bundle {4}Skill bmad-prd listed in _bmad\/_config\/skill-manifest\.csv has no SKILL\.md/m);
+    expect(out.stdout).toMatch(/^FAIL {2}bundle {4}broken: Skill bmad-prd listed in _bmad\/_config\/skill-manifest\.csv has no SKILL\.md/m);
     expect(out.stdout).toMatch(/^FAIL {2}scripts {3}_bmad\/scripts\/memlog\.py is not a script BMAD installed.*--allow-project-scripts/m);
     expect(out.stdout.trim().split("\n").at(-1)).toBe("FAIL: 2 problems");
   });
