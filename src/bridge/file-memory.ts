@@ -89,12 +89,15 @@ export class FileMemory implements ProjectMemory {
       const refused = read.code === "missing" ? undefined : read.error;
       return { stamp, entries: [], warnings: refused ? [refused] : [], ...(refused ? { refused } : {}), ...(type ? { memories: new Map(), broken: [] } : {}) };
     }
+    // A leading byte-order mark (Windows editors save one) is no part of the first memory, as the remote's decoder reads
+    // it (review 342: the first learning, or the first JSON line, was lost).
+    const text = read.text.replace(/^\uFEFF/, "");
     if (!type) {
-      const hand = await parseHandFile(rel, read.text);
+      const hand = await parseHandFile(rel, text);
       const others = await pulledOthers(this.root, rel, createHash("sha256").update(read.text).digest("hex"));
       return { stamp, ...hand, entries: withAuthors(hand.entries, hand.lastLines, others) };
     }
-    return this.structuredState(rel, read.text, stamp);
+    return this.structuredState(rel, text, stamp);
   }
 
   /** A structured memory file holding `text`, as loaded. */

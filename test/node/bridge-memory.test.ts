@@ -193,6 +193,8 @@ describe("memory files a person edits", () => {
     ]));
     expect((await call("recall_structured", { query: "lockfile", agent: "dev" })).structured.hits).toEqual([expect.objectContaining({ type: "failures", agent: "dev" })]);
     expect((await call("get_agent_memory", { agent: "My Agent" })).text).toMatch(/is not a name/);
+    // Each character allowed, the first not (review 342: told to use the characters it used).
+    expect((await call("get_agent_memory", { agent: "_dev" })).text).toMatch(/is not a name: start with a letter or digit/);
   });
 
   // Review 239: lines stored while a classic tree's `bmad-master` kept its prefix carry it, and their ids with it.
@@ -242,6 +244,18 @@ describe("memory files a person edits", () => {
     const tagged = await call("recall_structured", { query: "idempotency", type: "agent-learnings" });
     expect(tagged.structured.hits.map((h: { text: string; tags: string[] }) => [h.text, h.tags])).toEqual([["Webhooks arrive twice; store event ids.", ["idempotency"]]]);
     expect((await call("get_agent_memory", { agent: "architect" })).text).toMatch(/No learnings of architect yet/);
+    // A byte-order mark, as Windows editors save one, is no part of the first memory (review 342: it was lost, and a
+    // structured file's first line was "not a JSON object").
+    writeFileSync(join(dir, "_bmad/_memory/agent-learnings/qa.md"), "\ufeff- Test the login page on mobile.\n- Keep fixtures small.\n");
+    expect((await call("get_agent_memory", { agent: "qa" })).structured.total).toBe(2);
+    writeFileSync(learned, `\ufeff${readFileSync(learned, "utf8")}`);
+    const marked = await call("recall_structured", { query: "idempotency", type: "agent-learnings" });
+    expect(marked.structured.hits.map((h: { text: string }) => h.text)).toEqual(["Webhooks arrive twice; store event ids."]);
+    expect(marked.text).not.toMatch(/not a JSON object/);
+    // Prose holds no learnings: said so, not "none yet" alone.
+    writeFileSync(join(dir, "_bmad/_memory/agent-learnings/ux.md"), "# UX learnings\n\nAlways test on a phone first.\n");
+    expect((await call("get_agent_memory", { agent: "ux" })).text).toContain('_bmad/_memory/agent-learnings/ux.md: 1 line is not a list item ("- text"): only list items are learnings.');
+    for (const name of ["qa.md", "ux.md"]) rmSync(join(dir, "_bmad/_memory/agent-learnings", name));
     // Read up to 50 learnings files, each up to 1 MiB, saying what is left out (a ninth review: 40 files of 1 MiB made
     // each recall take seconds).
     for (let i = 0; i < 52; i++) writeFileSync(join(dir, `_bmad/_memory/agent-learnings/zz-${String(i).padStart(2, "0")}.md`), `- Note ${i}.\n`);

@@ -181,6 +181,7 @@ export async function parseLearnings(text: string, agent: string, path: string, 
   const items: Array<{ line: number; last: number; text: string; date: string }> = [];
   let date = "";
   let current: (typeof items)[number] | undefined;
+  let prose = 0;
   lines(text).forEach((line, i) => {
     const heading = /^#{1,6}\s+(.*)$/.exec(line);
     const item = /^[-*+]\s+(.*)$|^\d+[.)]\s+(.*)$/.exec(line);
@@ -196,6 +197,7 @@ export async function parseLearnings(text: string, agent: string, path: string, 
       current.last = i + 1;
     }
     else if (!line.trim()) current = undefined;
+    else prose++;
   });
   const entries: MemoryEntry[] = [];
   const lastLines: number[] = [];
@@ -204,6 +206,8 @@ export async function parseLearnings(text: string, agent: string, path: string, 
     entries.push({ id: await memoryId("agent-learnings", agent, item.text), type: "agent-learnings", agent, text: item.text, tags: [], created_at: item.date, source: `${path}:${item.line}` });
     lastLines.push(item.last);
   }
+  // A file of prose holds no learnings: said, not "none yet" (review 342).
+  if (!entries.length && prose) warnings.push(`${path}: ${prose === 1 ? "1 line is not a list item" : `${prose} lines are not list items`} ("- text"): only list items are learnings.`);
   return { entries, warnings, lastLines };
 }
 

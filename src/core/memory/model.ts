@@ -140,7 +140,7 @@ export function canonicalAgent(raw: string): MemResult<string> {
   // Each problem named as such (review 96: a 200-character name was told it held wrong characters).
   if ([...tag].length > MAX_AGENT_CHARS) return { ok: false, error: `Agent "${given.slice(0, 60)}…" is ${[...tag].length} characters long; an agent's name is at most ${MAX_AGENT_CHARS} (e.g. dev, architect, forge).` };
   if (!/^[\p{L}\p{N}][\p{L}\p{N}._-]*$/u.test(tag)) {
-    return { ok: false, error: `Agent "${given.slice(0, 60)}" is not a name: use letters, digits, ".", "_" or "-" (e.g. dev, architect, forge).` };
+    return { ok: false, error: `Agent "${given.slice(0, 60)}" is not a name: start with a letter or digit, then use letters, digits, ".", "_" or "-" (e.g. dev, architect, forge).` };
   }
   return { ok: true, value: tag };
 }
