@@ -201,7 +201,7 @@ const keepForRun = (vouched: Vouched): KeepForRun => (path, digest) => {
 async function copyForRun(root: string, script: string, keep: KeepForRun): Promise<Result<{ script: string; local: (arg: string) => string; dir: string }>> {
   const skillDir = resolve(script, "../..");
   const skillRel = relative(root, skillDir).split(sep).join("/");
-  const listed = await walkFiles(root, skillRel);
+  const listed = (await walkFiles(root, skillRel)).files;
   // A skill folder holds dozens of files: past that, no copy (18,000 planted files cost 5 s a run, then cut the script
   // from the list: review 21).
   if (listed.length > MAX_RUN_COPY_FILES) return { ok: false, error: `${skillRel || "The project"} holds over ${MAX_RUN_COPY_FILES} files, more than a skill folder: a script runs from a copy of its skill's folder, so keep the skill's files apart.` };

@@ -9,7 +9,7 @@ import { basename } from "node:path";
 import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, keptRoom, landedOrDropped, noteWrite, type Replaced } from "./kept-versions.js";
-import { filesHere, inSyncFolders, isLitter, type Local, readLocal, type Refusal, Report, sentence, sha256, shellWord, standingAt, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "./sync.js";
+import { filesHere, type Here, inSyncFolders, isLitter, type Local, readLocal, type Refusal, Report, sentence, sha256, shellWord, standingAt, SYNC_FOLDERS, SYNC_FOLDERS_TEXT, walkCutRefusal } from "./sync.js";
 import { isInstallFile, isPersonalFile, notCarried, pullLeaves, seededIgnore } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
 import type { Remote, RemoteContent, RemoteWorkspace } from "./sync-remote.js";
@@ -80,8 +80,12 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   // folders: push sends none of it unless named (review 211: another project's files, and private documents, went to
   // every member of a shared one). What this pull brings, or finds alike, gets a record and is the project's.
   // The files here, walked once for a pull: what a first one records, and what a twin of the remote's is looked for in.
-  let walked: Promise<string[]> | undefined;
-  const here = () => (walked ??= filesHere(o.dir));
+  let walked: Promise<Here> | undefined;
+  const here = async () => (await (walked ??= filesHere(o.dir))).files;
+  if (!before) {
+    const { cut } = await (walked ??= filesHere(o.dir));
+    if (cut.length) return { ok: false, error: walkCutRefusal(o.dir, cut, "nothing was pulled.") };
+  }
   const localOnly = before ? before.localOnly : await localOnlyHere(o.dir, await here());
   const known = before?.files ?? new Map<string, SyncedFile>();
   const paths = [...new Set([...remote.keys(), ...known.keys()])].sort();

@@ -6,7 +6,7 @@
 // it holds, not which of your folders are sent. Everything else in the folder (your code) stays local, and so do
 // files that hold secrets and tools' own settings, pulled or not.
 import { folderOf, MAX_LISTED } from "../core/workspace/limits.js";
-import { asText, inSyncFolders, type Local, readLocal, type Refusal, Report, sendable, sendableHere, sentence, sha256 } from "./sync.js";
+import { asText, inSyncFolders, type Local, readLocal, type Refusal, Report, sendable, sendableHere, sentence, sha256, walkCutRefusal } from "./sync.js";
 import { isInstallFile, isPersonalFile, notCarried } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
 import { onlyYoursReason, type SyncOptions, type SyncResult } from "./sync-pull.js";
@@ -160,7 +160,8 @@ export async function push(o: SyncOptions): Promise<SyncResult> {
   if (!listed.ok) return listed;
   const remote = listed.value;
   await settleSent(state, remote, o.workspace);
-  const found = await sendableHere(o.dir);
+  const { files: found, cut } = await sendableHere(o.dir);
+  if (cut.length) return { ok: false, error: walkCutRefusal(o.dir, cut, "nothing was sent.") };
   // Only the folders sync carries: a record from a pull before they were the rule sends nothing of the user's code.
   const paths = [...new Set([...state.files.keys(), ...found])].filter((path) => sendable(path) && inSyncFolders(path)).sort();
   const unknown = [...o.forcePaths].filter((path) => !paths.includes(path));

@@ -93,26 +93,32 @@ export const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.
 
 /**
  * Regular files below `folder` (a path from `dir`), as paths from `dir`. Folders that are links are not
- * entered (a link can lead in circles); a file that is a link inside the folder counts as that file.
+ * entered (a link can lead in circles); a file that is a link inside the folder counts as that file. `cut`: a bound
+ * stopped the walk (files, folders, depth or links), so files past it were not seen.
  */
-export async function walkFiles(dir: string, folder: string): Promise<string[]> {
+export async function walkFiles(dir: string, folder: string): Promise<{ files: string[]; cut: boolean }> {
   const out: string[] = [];
   // Folders count too, and depth is bounded: 20,000 empty folders, or a chain 800 deep, cost seconds a walk (review 22).
   let folders = 0;
   let links = 0;
+  let cut = false;
   const walk = async (rel: string, depth: number): Promise<void> => {
-    if (depth > MAX_WALK_DEPTH || ++folders > MAX_FILES) return;
+    if (depth > MAX_WALK_DEPTH || ++folders > MAX_FILES) return void (cut = true);
     const listed = await listConfined(dir, rel);
     if (!listed.ok) return;
     for (const name of listed.names.sort()) {
-      if (SKIPPED.has(name) || machineryName(name) || out.length > MAX_FILES || folders > MAX_FILES) continue;
+      if (SKIPPED.has(name) || machineryName(name)) continue;
+      if (out.length > MAX_FILES || folders > MAX_FILES) return void (cut = true);
       const path = rel ? `${rel}/${name}` : name;
       const info = await lstat(join(listed.path, name)).catch(() => undefined);
       if (info?.isDirectory()) await walk(path, depth + 1);
       else if (info?.isFile()) out.push(path);
       else if (info?.isSymbolicLink()) {
         // Each link is resolved part by part: 300 of them to one file 1,000 folders deep cost 9 s (review 23).
-        if (++links > MAX_WALK_LINKS) continue;
+        if (++links > MAX_WALK_LINKS) {
+          cut = true;
+          continue;
+        }
         // Resolved a step at a time within a budget first: each link cost its whole chain (reviews 24 and 25: 6 s, and
         // 94 s through one hop past a check of the link's own text).
         if (resolveBounded(join(listed.path, name)) === undefined) continue;
@@ -122,7 +128,7 @@ export async function walkFiles(dir: string, folder: string): Promise<string[]> 
     }
   };
   await walk(folder, 0);
-  return out;
+  return { files: out, cut };
 }
 
 export { inSyncFolders, SYNC_FOLDERS, SYNC_FOLDERS_TEXT } from "../core/workspace/sync-kinds.js";
@@ -135,14 +141,25 @@ export const MAX_SENDABLE_HERE = SYNC_FOLDERS.length * (MAX_FILES + 1);
 
 /** The files in the folders sync carries here that a push may send (sendable), as paths from `dir`: what it looks in
  *  for new files, and what a first pull finds there before it (SyncState.localOnly). */
-export async function sendableHere(dir: string): Promise<string[]> {
-  return (await filesHere(dir)).filter(sendable);
+export async function sendableHere(dir: string): Promise<Here> {
+  const here = await filesHere(dir);
+  return { ...here, files: here.files.filter(sendable) };
 }
 
+/** Files found here, and the folders (as SYNC_FOLDERS names them) whose walk a bound stopped (walkFiles' `cut`). */
+export type Here = { files: string[]; cut: string[] };
+
 /** Every file in the folders sync carries here, as paths from `dir`: sendable or not, someone's. */
-export async function filesHere(dir: string): Promise<string[]> {
-  return (await Promise.all(SYNC_FOLDERS.map((folder) => walkFiles(dir, folder.slice(0, -1))))).flat();
+export async function filesHere(dir: string): Promise<Here> {
+  const walks = await Promise.all(SYNC_FOLDERS.map((folder) => walkFiles(dir, folder.slice(0, -1))));
+  return { files: walks.flatMap((w) => w.files), cut: SYNC_FOLDERS.filter((_, i) => walks[i]!.cut) };
 }
+
+/** Why a pull or push does not go on where a walk was cut short: past the bound, the user's own files (recorded at the
+ *  first pull, never sent unless named) cannot be told from new ones (review 343: a first pull into a folder of 10,000
+ *  files recorded 5,001 as the user's, and a push later sent the others to every member). */
+export const walkCutRefusal = (dir: string, cut: string[], done: string) =>
+  `${cut.map((folder) => `${dir}/${folder.replace(/\/$/, "")}`).join(" and ")} holds more than ${MAX_FILES.toLocaleString("en-US")} files or folders (or ${MAX_WALK_LINKS} links, or folders ${MAX_WALK_DEPTH} deep), more than a pull or push looks at, so it cannot tell your own files from the project's: ${done} Move some of them out of ${cut.length > 1 ? "those folders" : "that folder"}, or pull into another folder.`;
 
 /** `local`: pull's word for a file here that stays the user's own (SyncState.localOnly). */
 export type ChangeKind = "added" | "updated" | "deleted" | "kept" | "left" | "held" | "local";

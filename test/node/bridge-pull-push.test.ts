@@ -1768,6 +1768,32 @@ describe("what a push sends and a pull merges, after a first pull, a lost answer
   const created = async (project: string) => expect((await call("bmad-project", { action: "create", name: project })).isError).toBe(false);
   const put = (root: string, path: string, text: string) => (mkdirSync(dirname(join(root, path)), { recursive: true }), writeFileSync(join(root, path), text));
 
+  it("pulls and pushes nothing where a folder holds more files than they look at: past them, the user's own are not told from new ones (review 343)", async () => {
+    await created("crowded");
+    const into = join(tmp.dir, "crowded");
+    const many = join(into, "_bmad-output/many");
+    mkdirSync(many, { recursive: true });
+    const mine = (from: number, to: number) => {
+      for (let i = from; i < to; i++) writeFileSync(join(many, `f${i}.md`), "mine alone\n");
+    };
+    mine(0, 5_002);
+    const refused = await run("pull", "crowded", into);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`${into}/_bmad-output holds more than 5,000 files or folders`);
+    expect(refused.stderr).toContain("so it cannot tell your own files from the project's: nothing was pulled.");
+    expect(existsSync(join(into, ".bmad-mcp"))).toBe(false);
+    // Fewer: pulled, each the user's own; then more again: a push sends nothing (it sent a thousand of the rest).
+    for (let i = 3_000; i < 5_002; i++) rmSync(join(many, `f${i}.md`));
+    const pulled = await run("pull", "crowded", into);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(pulled.stdout).toMatch(/, 3000 local only\.\n$/);
+    mine(3_000, 5_002);
+    const pushed = await run("push", "crowded", into);
+    expect(pushed.code).toBe(1);
+    expect(pushed.stderr).toContain("so it cannot tell your own files from the project's: nothing was sent.");
+    expect((await call("bmad-files", { project: "crowded", action: "list" })).text).not.toContain("f4000.md");
+  }, 60_000);
+
   it("keeps local only what was here before a project's first pull, or before pull --force made the folder a copy of it: push sends it only named", async () => {
     const [own, shared] = [inProject("own-plans"), inProject("shared-plans")];
     await created("own-plans");
