@@ -198,7 +198,7 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** Room in the history for a change (workspace-versions.ts room()): a collaborator's changes share half of it. */
-  private room(g: { meta: Meta; access: Access }, versions: Array<{ path: string; size: number }>, now: string): DoError | undefined {
+  private room(g: { meta: Meta; access: Access }, versions: Array<{ path: string; size: number; data?: Uint8Array }>, now: string): DoError | undefined {
     return this.files.room(g.meta.name, versions, now, g.access === "owner" ? undefined : { ownerLabel: g.meta.owner_label });
   }
 
@@ -434,7 +434,7 @@ export class WorkspaceProject extends DurableObject {
     if (secret) return secret;
     const share = this.othersShare(g, [{ path, size: newSize }]);
     if (share) return share;
-    const room = this.room(g, [{ path, size: newSize }], now);
+    const room = this.room(g, [{ path, size: newSize, data: next }], now);
     if (room) return room;
     // Another's version followed by an append that named none: said, as a teammate's change it may not have read
     // (review 188: an append put a second "## Risks" after a member's, unsaid). A write says what it replaced.
@@ -487,7 +487,7 @@ export class WorkspaceProject extends DurableObject {
     const secret = this.secretShown(path, data);
     if (secret) return secret;
     if (this.othersShare(g, [{ path, size: data.byteLength }])) return { ok: true, value: null };
-    if (this.room(g, [{ path, size: data.byteLength }], now)) return { ok: true, value: null };
+    if (this.room(g, [{ path, size: data.byteLength, data }], now)) return { ok: true, value: null };
     this.files.transaction(() => this.files.commit(path, data, "write", personOf(caller), now, { alsoBy: people(alsoBy) }));
     return { ok: true, value: { entries: edited.entries } };
   }
@@ -516,7 +516,7 @@ export class WorkspaceProject extends DurableObject {
     }
     const share = this.othersShare(g, files.map((f, i) => ({ path: paths[i]!, size: f.data.byteLength })));
     if (share) return share;
-    const room = this.room(g, files.map((f, i) => ({ path: paths[i]!, size: f.data.byteLength })), now);
+    const room = this.room(g, files.map((f, i) => ({ path: paths[i]!, size: f.data.byteLength, data: f.data })), now);
     if (room) return room;
     this.files.transaction(() => files.forEach((f, i) => this.files.commit(paths[i]!, f.data, "write", personOf(caller), now, { alsoBy: people(alsoBy) })));
     return { ok: true, value: { files: files.length } };
@@ -752,7 +752,7 @@ export class WorkspaceProject extends DurableObject {
       const held = this.secretsHeld(g, f.path);
       if (held) return held;
     }
-    const room = this.room(g, changed.map((f) => ({ path: f.path, size: f.data.byteLength })), now);
+    const room = this.room(g, changed.map((f) => ({ path: f.path, size: f.data.byteLength, data: f.data })), now);
     if (room) return room;
     const sizes = new Map(changed.map((f) => [f.path, this.files.head(f.path)?.size]).filter((e): e is [string, number] => e[1] !== undefined));
     const fits = checkWriteAll(g.meta.name, { ...this.totalsFor(g), sizes }, changed.map((f) => ({ path: f.path, size: f.data.byteLength })));

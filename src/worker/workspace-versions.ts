@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { closestFiles, suggestion } from "../core/catalog/closest.js";
 import { zonedTime } from "../core/runtime/time-zone.js";
-import { folderFull, folderOf, MAX_HISTORY_BYTES, type GrownBy } from "../core/workspace/limits.js";
+import { folderFull, folderOf, MAX_HISTORY_BYTES, MIB, type GrownBy } from "../core/workspace/limits.js";
 import { shownPath, showTwins, TWIN_DIFFERENCE, unicodeTwinsRefusal, unportableName } from "../core/workspace/paths.js";
 import type { AuthoredEntry, DeletedFile, FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
 import { FileListing } from "./workspace-listing.js";
@@ -25,10 +25,19 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  *  row. Every version counts against the history cap, a deletion too (review 236: a loop writing and deleting empty
  *  files at long paths grew a project's storage ~3 KB a round, counted nowhere, until its object stopped working). */
 const ROW_BYTES = 512;
-/** The bytes of a `versions v` row that go with its content: the content and who wrote each line of it. */
-const HELD = "(v.size + ifnull(length(v.lines), 0))";
+/** The bytes of a `versions v` row that go with its content: the content it stores (what it adds, where it extends
+ *  the version before it) and who wrote each line of it. */
+const HELD = "(ifnull(length(v.data), 0) + ifnull(length(v.lines), 0))";
+/** Versions stored as what they add at most in a row before one is stored whole: a read of any version reads at most
+ *  this many rows (and never more bytes than the version holds). */
+const MAX_CHAIN = 256;
 /** The bytes of a `versions v` row that stay while the row does: its path twice (the row and its key) and the rest. */
 const BARE = `(2 * length(CAST(v.path AS BLOB)) + ${ROW_BYTES})`;
+/** The bytes dropping a `versions v` row the cap may drop frees: who wrote its lines, and its content unless a version
+ *  kept (not droppable at `?1`) extends it, which takes that content over (dropContent). */
+const FREED = `(ifnull(length(v.lines), 0) + CASE WHEN EXISTS (SELECT 1 FROM versions d WHERE d.path = v.path AND d.base = v.version
+  AND (d.purged_at IS NOT NULL OR EXISTS (SELECT 1 FROM files f WHERE f.path = d.path AND f.version = d.version)
+    OR NOT EXISTS (SELECT 1 FROM versions n WHERE n.path = d.path AND n.version = d.version + 1 AND n.at < ?1))) THEN 0 ELSE length(v.data) END)`;
 /** Bytes as the history's messages show them. */
 const mib = (x: number) => `${Math.round((x / 1024 / 1024) * 10) / 10} MiB`;
 
@@ -48,6 +57,8 @@ export class VersionedFiles {
   historyCap = MAX_HISTORY_BYTES;
   /** How long replaced content is kept from the cap (a field so tests can lower it). */
   retentionMs = HISTORY_RETENTION_DAYS * DAY_MS;
+  /** Versions stored as what they add in a row at most (a field so tests can lower it). */
+  chainCap = MAX_CHAIN;
   /** How long purged content can be brought back (a field so tests can lower it). */
   undoMs = UNDO_DAYS * DAY_MS;
 
@@ -55,7 +66,10 @@ export class VersionedFiles {
     this.sql = storage.sql;
   }
 
-  /** The tables; the bytes of history kept are counted in the project's `meta` row (`history_bytes`). A version
+  /** The tables. A version whose content begins with the whole of the version before it (`base`: an append, or a
+   *  rewrite that only adds at the end, as memlog.py's) stores only what it adds (review 341: each 16-byte append to
+   *  a 950 KB memlog stored 950 KB, and 197 of them locked the owner out of their project). The bytes of history kept
+   *  are counted in the project's `meta` row (`history_bytes`). A version
    *  purged (`purged_at`) is unreadable at once, and its content goes UNDO_DAYS later; counted until then, and never
    *  dropped by the cap, so that an unpurge always fits and purging makes no room to pad with (review 34: 205 writes
    *  of 1 MiB, each purged, made the first purge's unpurge too big ever to fit, and its PRD went for good). */
@@ -65,18 +79,20 @@ export class VersionedFiles {
         updated_at TEXT NOT NULL, author TEXT NOT NULL, author_id TEXT, lines TEXT);
       CREATE TABLE IF NOT EXISTS versions (path TEXT NOT NULL, version INTEGER NOT NULL, op TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT,
         author TEXT NOT NULL, at TEXT NOT NULL, restored_from INTEGER, data BLOB, pruned INTEGER NOT NULL DEFAULT 0, purged_at TEXT,
-        author_id TEXT, lines TEXT, PRIMARY KEY (path, version));
+        author_id TEXT, lines TEXT, base INTEGER, PRIMARY KEY (path, version));
     `);
   }
 
   /** Tables from before purges could be undone, and before versions kept who wrote each line (`lines`: null when
-   *  the version's author wrote all of it) and by user id (`author_id`: labels can be shared; null before). */
+   *  the version's author wrote all of it) and by user id (`author_id`: labels can be shared; null before), and
+   *  before a version could extend the one before it (`base`: null, stored whole). */
   migrate(): void {
     for (const table of ["versions", "files"]) {
       const columns = this.sql.exec<{ name: string }>(`SELECT name FROM pragma_table_info('${table}')`).toArray().map((c) => c.name);
       if (table === "versions" && !columns.includes("purged_at")) this.sql.exec("ALTER TABLE versions ADD COLUMN purged_at TEXT");
       if (!columns.includes("author_id")) this.sql.exec(`ALTER TABLE ${table} ADD COLUMN author_id TEXT`);
       if (!columns.includes("lines")) this.sql.exec(`ALTER TABLE ${table} ADD COLUMN lines TEXT`);
+      if (table === "versions" && !columns.includes("base")) this.sql.exec("ALTER TABLE versions ADD COLUMN base INTEGER");
     }
   }
 
@@ -125,14 +141,48 @@ export class VersionedFiles {
     return { files: files.count, bytes: seenBy === "owner" ? files.bytes : files.bytes - files.configBytes + files.configRoundedBytes };
   }
 
+  /** A version's content: its stored bytes after those of the versions it extends, read in one query. */
   content(path: string, version: number): Uint8Array {
-    return bytes(this.sql.exec<{ data: SqlStorageValue }>("SELECT data FROM versions WHERE path = ? AND version = ?", path, version).one().data);
+    const parts = this.sql.exec<{ data: SqlStorageValue }>(
+      `WITH RECURSIVE chain(version, base, data, depth) AS (SELECT version, base, data, 0 FROM versions WHERE path = ?1 AND version = ?2
+        UNION ALL SELECT v.version, v.base, v.data, c.depth + 1 FROM chain c JOIN versions v ON v.path = ?1 AND v.version = c.base)
+      SELECT data FROM chain ORDER BY depth DESC`, path, version,
+    ).toArray().map((r) => bytes(r.data));
+    if (parts.length === 1) return parts[0]!;
+    const whole = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+    parts.reduce((at, p) => (whole.set(p, at), at + p.byteLength), 0);
+    return whole;
   }
 
-  /** The first `head` or last `tail` bytes of a version's content, read as that much from storage. */
+  /** The first `head` or last `tail` bytes of a version's content, read as that much from storage where it is stored
+   *  whole. */
   part(path: string, version: number, part: { head: number } | { tail: number }): Uint8Array {
     const [start, length] = "head" in part ? [1, part.head] : [-part.tail, part.tail];
-    return bytes(this.sql.exec<{ data: SqlStorageValue }>("SELECT substr(data, ?, ?) AS data FROM versions WHERE path = ? AND version = ?", start, length, path, version).one().data);
+    const row = this.sql.exec<{ data: SqlStorageValue; base: number | null }>("SELECT substr(data, ?, ?) AS data, base FROM versions WHERE path = ? AND version = ?", start, length, path, version).one();
+    if (row.base === null) return bytes(row.data);
+    const all = this.content(path, version);
+    return "head" in part ? all.slice(0, part.head) : all.slice(Math.max(0, all.byteLength - part.tail));
+  }
+
+  /** The version `data` would extend were it `path`'s next (its head, whole in `data`'s first bytes, a chain of fewer
+   *  than chainCap links), and what it adds; undefined: stored whole. */
+  private extension(path: string, data: Uint8Array): { base: number; added: Uint8Array } | undefined {
+    const head = this.head(path);
+    if (!head?.size || head.size > data.byteLength) return undefined;
+    // Told by the head's digest, kept beside it: no read of the head's content (a write's cost, each time).
+    if (sha256(data.subarray(0, head.size)) !== head.sha256) return undefined;
+    const links = this.sql.exec<{ n: number }>(
+      `WITH RECURSIVE chain(base, depth) AS (SELECT base, 0 FROM versions WHERE path = ?1 AND version = ?2
+        UNION ALL SELECT v.base, c.depth + 1 FROM chain c JOIN versions v ON v.path = ?1 AND v.version = c.base)
+      SELECT MAX(depth) AS n FROM chain`, path, head.version,
+    ).one().n;
+    if (links + 1 >= this.chainCap) return undefined;
+    return { base: head.version, added: data.subarray(head.size) };
+  }
+
+  /** The content bytes `data` as `path`'s next version stores: what it adds where it extends the head. */
+  storedBytes(path: string, data: Uint8Array): number {
+    return this.extension(path, data)?.added.byteLength ?? data.byteLength;
   }
 
   /** The file as it is now, as text (undefined: there is none). */
@@ -211,19 +261,33 @@ export class VersionedFiles {
    *  why not. Who wrote each line is counted when stored, not here. `collaborator`: a change by someone other than the
    *  owner (whose label is given), which may fill the history only to half the cap: the other half is the owner's, so
    *  a share cannot fill it and stop the owner's own changes. */
-  room(project: string, versions: Array<{ path: string; size: number }>, now: string, collaborator?: { ownerLabel: string }): WsError | undefined {
-    const bytes = versions.reduce((n, v) => n + v.size + 2 * new TextEncoder().encode(v.path).byteLength + ROW_BYTES, 0);
+  room(project: string, versions: Array<{ path: string; size: number; data?: Uint8Array }>, now: string, collaborator?: { ownerLabel: string }): WsError | undefined {
+    const content = (v: { path: string; size: number; data?: Uint8Array }) => (v.data ? this.storedBytes(v.path, v.data) : v.size);
+    const bytes = versions.reduce((n, v) => n + content(v) + 2 * new TextEncoder().encode(v.path).byteLength + ROW_BYTES, 0);
     const stored = this.stored();
     const cap = collaborator ? this.historyCap / 2 : this.historyCap;
     if (stored + bytes <= cap) return undefined;
-    const droppable = this.sizes(`${HELD} + ${BARE}`, this.droppable(), this.cutoff(now)) + this.sizes(BARE, this.bare(), this.cutoff(now));
+    const droppable = this.sizes(`${FREED} + ${BARE}`, this.droppable(), this.cutoff(now)) + this.sizes(BARE, this.bare(), this.cutoff(now));
     if (stored + bytes - droppable <= cap) return undefined;
     const counted = " (each counts its content and its path, a deletion too)";
     const kept = `content a change replaced or deleted is kept ${Math.round(this.retentionMs / DAY_MS)} days before the ${mib(this.historyCap)} history cap may drop it (deleting a file frees nothing before then)`;
+    const most = this.largest();
+    const largest = most ? ` ${most.path}'s earlier versions take the most of it (${most.bytes < MIB / 10 ? `${Math.ceil(most.bytes / 1024)} KiB` : mib(most.bytes)}), most of that written by ${most.by}.` : "";
+    const purge = `purge earlier versions with bmad-files "purge" (path: a glob${most ? `, such as ${most.path}` : ""}), whose room comes back when they go, ${UNDO_DAYS} days later.`;
     if (collaborator) {
-      return fail("limit", `Project "${project}" keeps ${mib(stored)} of file versions${counted}, and ${kept}; past half of it only its owner's changes are taken, so that nobody it is shared with can fill it: this change does not fit. Its owner (${collaborator.ownerLabel}) can purge earlier versions with bmad-files "purge" (path: a glob), whose room comes back when they go, ${UNDO_DAYS} days later.`);
+      return fail("limit", `Project "${project}" keeps ${mib(stored)} of file versions${counted}, and ${kept}; past half of it only its owner's changes are taken, so that nobody it is shared with can fill it: this change does not fit.${largest} Its owner (${collaborator.ownerLabel}) can ${purge}`);
     }
-    return fail("limit", `Project "${project}" keeps ${mib(stored)} of file versions${counted}, and ${kept}: this change does not fit. The project's owner can purge earlier versions with bmad-files "purge" (path: a glob), whose room comes back when they go, ${UNDO_DAYS} days later.`);
+    return fail("limit", `Project "${project}" keeps ${mib(stored)} of file versions${counted}, and ${kept}: this change does not fit.${largest} You own it: you can ${purge}`);
+  }
+
+  /** The path whose earlier versions (what a purge takes: never a head) take the most of the history, and who wrote
+   *  most of what they store (a refusal names them, review 341). */
+  private largest(): { path: string; bytes: number; by: string } | undefined {
+    const earlier = "versions v LEFT JOIN files f ON f.path = v.path AND f.version = v.version WHERE f.path IS NULL";
+    const top = this.sql.exec<{ path: string; bytes: number }>(`SELECT v.path AS path, SUM(${HELD} + ${BARE}) AS bytes FROM ${earlier} GROUP BY v.path ORDER BY bytes DESC LIMIT 1`).toArray()[0];
+    if (!top) return undefined;
+    const by = this.sql.exec<{ author: string }>(`SELECT v.author AS author FROM ${earlier} AND v.path = ? GROUP BY v.author ORDER BY SUM(${HELD}) DESC LIMIT 1`, top.path).one().author;
+    return { ...top, by };
   }
 
   /** The bytes (`bytes`, HELD or BARE) of the `versions v` rows a FROM clause selects. */
@@ -245,10 +309,10 @@ export class VersionedFiles {
     return new Date(Date.parse(now) - this.retentionMs).toISOString();
   }
 
-  /** `versions v` rows whose content the cap may drop: not a head, replaced (by the next version) before `?`. */
+  /** `versions v` rows whose content the cap may drop: not a head, replaced (by the next version) before `?1`. */
   private droppable(): string {
     return `versions v JOIN versions n ON n.path = v.path AND n.version = v.version + 1 LEFT JOIN files f ON f.path = v.path AND f.version = v.version
-      WHERE v.data IS NOT NULL AND v.pruned = 0 AND v.purged_at IS NULL AND f.path IS NULL AND n.at < ?`;
+      WHERE v.data IS NOT NULL AND v.pruned = 0 AND v.purged_at IS NULL AND f.path IS NULL AND n.at < ?1`;
   }
 
   /** `versions v` rows the cap may drop whole, their content gone (or a deletion): any but a path's newest, and that
@@ -299,8 +363,8 @@ export class VersionedFiles {
     const cutoff = new Date(now - this.undoMs).toISOString();
     const due = "purged_at IS NOT NULL AND purged_at <= ? AND data IS NOT NULL";
     this.transaction(() => {
-      const bytes = this.sizes(HELD, `versions v WHERE ${due}`, cutoff);
-      this.sql.exec(`UPDATE versions SET data = NULL, lines = NULL, pruned = 1 WHERE ${due}`, cutoff);
+      const rows = this.sql.exec<{ rowid: number }>(`SELECT rowid FROM versions WHERE ${due} ORDER BY rowid`, cutoff).toArray();
+      const bytes = rows.reduce((n, r) => n + this.dropContent(r.rowid), 0);
       this.sql.exec("UPDATE meta SET history_bytes = history_bytes - ? WHERE id = 1", bytes);
     });
     const next = this.sql.exec<{ at: string | null }>("SELECT MIN(purged_at) AS at FROM versions WHERE purged_at IS NOT NULL AND data IS NOT NULL").one().at;
@@ -373,7 +437,7 @@ export class VersionedFiles {
       return fail("not_found", `Version ${version} of ${path} was purged by the owner of "${project}" at ${zonedTime(zone, row.purged_at as string)}; its content goes for good at ${until}, and until then the owner can bring it back with bmad-files "unpurge".`);
     }
     if (row.pruned) return fail("not_found", `Version ${version} of ${path} is too old: its content was dropped to keep the project's history under ${mib(this.historyCap)}, or purged by its owner.`);
-    return { ok: true, value: { path, version, size: row.size as number, sha256: row.sha256 as string, updated_at: row.at as string, author: row.author as string, data: bytes(row.data!) } };
+    return { ok: true, value: { path, version, size: row.size as number, sha256: row.sha256 as string, updated_at: row.at as string, author: row.author as string, data: this.content(path, version) } };
   }
 
   /** Stores one new version and makes it the file's head (inside the caller's transaction). A restore brings back
@@ -388,9 +452,11 @@ export class VersionedFiles {
     const lines = data ? (op === "create" ? JSON.stringify(allBy(INSTALLER, splitLines(decode(data)).length)) : this.linesAfter(path, data, by, opts)) : null;
     const author = by.label;
     const authorId = by.id ?? null;
+    const extension = data && this.extension(path, data);
+    const stored = extension ? extension.added : data;
     this.sql.exec(
-      "INSERT INTO versions (path, version, op, size, sha256, author, at, restored_from, data, author_id, lines) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      path, version, op, size, sha, author, at, restoredFrom ?? null, data ? buffer(data) : null, authorId, lines,
+      "INSERT INTO versions (path, version, op, size, sha256, author, at, restored_from, data, author_id, lines, base) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      path, version, op, size, sha, author, at, restoredFrom ?? null, stored ? buffer(stored) : null, authorId, lines, extension ? extension.base : null,
     );
     if (data) this.sql.exec(`INSERT OR REPLACE INTO files (${HEAD_COLUMNS}, author_id, lines) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, path, version, size, sha, at, author, authorId, lines);
     else this.sql.exec("DELETE FROM files WHERE path = ?", path);
@@ -506,6 +572,25 @@ export class VersionedFiles {
     return samePerson(personOf(row), reader) ? [] : [{ by: row.author as string, lines: "all" }];
   }
 
+  /** Drops a version's content, first moving what it stores into the version that extends it (which then extends
+   *  what it did, or is whole), so that every other version reads the same bytes; the bytes this frees. */
+  private dropContent(rowid: number): number {
+    const row = this.sql.exec<{ path: string; version: number; base: number | null; data: SqlStorageValue; held: number }>(
+      `SELECT v.path AS path, v.version AS version, v.base AS base, v.data AS data, ${HELD} AS held FROM versions v WHERE v.rowid = ?`, rowid,
+    ).one();
+    let moved = 0;
+    for (const next of this.sql.exec<{ rowid: number; data: SqlStorageValue }>("SELECT rowid, data FROM versions WHERE path = ? AND base = ?", row.path, row.version).toArray()) {
+      const [mine, theirs] = [bytes(row.data), bytes(next.data)];
+      const whole = new Uint8Array(mine.byteLength + theirs.byteLength);
+      whole.set(mine);
+      whole.set(theirs, mine.byteLength);
+      this.sql.exec("UPDATE versions SET data = ?, base = ? WHERE rowid = ?", buffer(whole), row.base, next.rowid);
+      moved += mine.byteLength;
+    }
+    this.sql.exec("UPDATE versions SET data = NULL, lines = NULL, pruned = 1, base = NULL WHERE rowid = ?", rowid);
+    return row.held - moved;
+  }
+
   /** Past the history cap, the oldest rows whose content is gone go whole, then the oldest earlier versions replaced
    *  longer ago than the retention lose their content (and go whole later); heads, content replaced since and purged
    *  content never do (room() refuses a change that would need them). */
@@ -524,8 +609,7 @@ export class VersionedFiles {
       }
       for (const row of held) {
         if (stored <= this.historyCap) break;
-        this.sql.exec("UPDATE versions SET data = NULL, lines = NULL, pruned = 1 WHERE rowid = ?", row.rowid);
-        stored -= row.bytes;
+        stored -= this.dropContent(row.rowid);
       }
     }
     this.sql.exec("UPDATE meta SET history_bytes = ? WHERE id = 1", stored);

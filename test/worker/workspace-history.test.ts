@@ -10,6 +10,7 @@ import { seed } from "./setup.js";
 import { pastUndo, projectStub, rawCall, shareAccepted, signInAs, unique, type Person } from "./workspace-users.js";
 import { TOOL } from "../../src/core/surface/names.js";
 import { ownerTag } from "../../src/worker/workspace-store.js";
+import { sha256 } from "../../src/worker/workspace-versions.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -43,7 +44,7 @@ describe("the history cap (M5)", () => {
       if (out.isError) refused.push(out.text);
     }
     expect(refused.length).toBeGreaterThan(0);
-    expect(refused[0]).toMatch(/kept 30 days before the .* history cap may drop it \(deleting a file frees nothing before then\); past half of it only its owner's changes are taken, so that nobody it is shared with can fill it: this change does not fit\. Its owner \(.+\) can purge earlier versions with bmad-files "purge" \(path: a glob\), whose room comes back when they go, 7 days later\./);
+    expect(refused[0]).toMatch(/kept 30 days before the .* history cap may drop it \(deleting a file frees nothing before then\); past half of it only its owner's changes are taken, so that nobody it is shared with can fill it: this change does not fit\. scratch\.md's earlier versions take the most of it \(\d+ KiB\), most of that written by .+\. Its owner \(.+\) can purge earlier versions with bmad-files "purge" \(path: a glob, such as scratch\.md\), whose room comes back when they go, 7 days later\./);
     // Restoring what a file already holds stores nothing (a seventh review: 198 restores of one version filled it).
     const head = await mallory.files({ action: "write", project, path: "docs/arch.md", content: "nothing" });
     const again = await mallory.files({ action: "restore", project, path: "docs/arch.md", version: 2 });
@@ -99,7 +100,7 @@ describe("versions of empty files at long paths (review 236)", () => {
         if (out.isError) refused ??= out.text;
       }
     }
-    expect(refused).toMatch(/keeps [\d.]+ MiB of file versions \(each counts its content and its path, a deletion too\), and .*past half of it only its owner's changes are taken, so that nobody it is shared with can fill it: this change does not fit\. Its owner \(.+\) can purge earlier versions/);
+    expect(refused).toMatch(/keeps [\d.]+ MiB of file versions \(each counts its content and its path, a deletion too\), and .*past half of it only its owner's changes are taken, so that nobody it is shared with can fill it: this change does not fit\..* Its owner \(.+\) can purge earlier versions/);
     const after = await rowsOf(olive.id, name);
     expect(rounds).toBeLessThan(12);
     expect(after.rows - before.rows).toBeLessThanOrEqual(2 * rounds);
@@ -135,7 +136,9 @@ describe("versions of empty files at long paths (review 236)", () => {
       const out = await olive.files({ action: "write", project: name, path: `docs/notes-${i}.md`, content: kib("n", 10) });
       if (out.isError) full = out.text;
     }
-    expect(full).toMatch(/: this change does not fit\. The project's owner can purge earlier versions/);
+    // Told whose earlier versions fill it, and spoken to as its owner (review 341).
+    const churned = longPath(0).replace(/[./]/g, "\\$&");
+    expect(full).toMatch(new RegExp(`: this change does not fit\\. ${churned}'s earlier versions take the most of it \\(\\d+ KiB\\), most of that written by mallory-\\w+@example\\.com\\. You own it: you can purge earlier versions with bmad-files "purge" \\(path: a glob, such as ${churned}\\)`));
     // Who deleted the owner's file is still told, in order.
     const trail = (await olive.files({ action: "history", project: name, path: "docs/prd.md" })).text;
     expect(trail, trail).toMatch(/\nv3 write .* by mallory[^\n]*\nv2 delete 0 B by mallory[^\n]*\nv1 write .* by olive/);
@@ -225,7 +228,7 @@ describe("purge and delete, undone for 7 days", () => {
       padded.push((await olive.files({ action: "write", project: name, path: "docs/prd.md", content: kib(String(i), 1000) })).text);
       await olive.files({ action: "purge", project: name, path: "docs/prd.md" });
     }
-    expect(padded.at(-1)).toMatch(/this change does not fit\. The project's owner can purge earlier versions with bmad-files "purge" \(path: a glob\), whose room comes back when they go, 7 days later\.$/);
+    expect(padded.at(-1)).toMatch(/this change does not fit\..* You own it: you can purge earlier versions with bmad-files "purge" \(path: a glob, such as [^)]+\), whose room comes back when they go, 7 days later\.$/);
     expect((await olive.files({ action: "unpurge", project: name, path: "docs/prd.md", version: 1 })).text).toMatch(/^Brought back 1 purged versions .* at version 1\.$/);
     expect((await olive.files({ action: "read", project: name, path: "docs/prd.md", version: 1 })).text).toContain("The PRD the team agreed");
     await olive.files({ action: "purge", project: name, path: "**" });
@@ -519,5 +522,102 @@ describe("a name in another Unicode form (review 300-2)", () => {
     const out = await olive.files({ action: "write", project, path: "notes/\u06cc\u0627\u062f\u062f\u0627\u0634\u062a\u0647\u0627.md", content: "no joiner\n" });
     expect(out.isError).toBe(true);
     expect(out.text).toContain("Cannot put a file at notes/\\u06cc\\u0627\\u062f\\u062f\\u0627\\u0634\\u062a\\u0647\\u0627.md: notes/\\u06cc\\u0627\\u062f\\u062f\\u0627\\u0634\\u062a\\u200c\\u0647\\u0627.md is there");
+  });
+});
+
+// Review 341: each 16-byte append to a 950 KB memlog stored 950 KB, so a member's one big append and junk locked the
+// owner out of their project after 197 appends. A version that only adds at the end stores what it adds.
+describe("a growing file's versions (review 341)", () => {
+  const memlog = "docs/.memlog.md";
+  /** Each version of `path` whose content is kept, and whether it reads back as the bytes its digest names. */
+  const readBack = (owner: string, name: string, path: string) =>
+    runInDurableObject(projectStub(owner, name), (instance: WorkspaceProject, state) =>
+      state.storage.sql.exec<{ version: number; sha256: string }>("SELECT version, sha256 FROM versions WHERE path = ? AND data IS NOT NULL ORDER BY version", path).toArray()
+        .map((r) => ({ version: r.version, exact: sha256(instance.files.content(path, r.version)) === r.sha256 })));
+  const stored = (state: DurableObjectState) => state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b;
+
+  it("keeps the owner's appends fitting after a member's big append to the memlog and junk up to their half", async () => {
+    const name = unique("memlog-grows");
+    await olive.project({ action: "create", name });
+    await shareAccepted(olive, name, mallory, "write");
+    // The cap, lowered so that a member may add 200 KiB: the review's 950 KB memlog and 100 MiB of junk in miniature.
+    await runInDurableObject(projectStub(olive.id, name), (instance: WorkspaceProject, state) => void (instance.files.historyCap = 2 * (stored(state) + 200 * 1024)));
+    expect((await mallory.files({ action: "append", project: name, path: memlog, content: `${kib("m", 40)}\n` })).isError).toBe(false);
+    let refused: string | undefined;
+    for (let i = 0; !refused; i++) {
+      const out = await mallory.files({ action: "write", project: name, path: `junk/${i}.md`, content: kib("j", 20) });
+      if (out.isError) refused = out.text;
+    }
+    expect(refused).toMatch(/this change does not fit\. Its owner \(.+\) can purge/);
+    for (let i = 0; i < 40; i++) {
+      const out = await olive.files({ action: "append", project: name, path: memlog, content: `- note ${i}\n` });
+      expect(out.isError, out.text).toBe(false);
+    }
+    const versions = await readBack(olive.id, name, memlog);
+    expect(versions.length).toBe(41);
+    expect(versions.filter((v) => !v.exact)).toEqual([]);
+    expect((await olive.files({ action: "read", project: name, path: memlog })).text).toContain(`${kib("m", 40)}\n- note 0\n`);
+  });
+
+  it("reads every version of an appended file back byte-exact across a chain break, after a restore, a purge undone or done, and pruning", async () => {
+    const name = unique("memlog-chain");
+    await olive.project({ action: "create", name });
+    const stub = projectStub(olive.id, name);
+    await runInDurableObject(stub, (instance: WorkspaceProject) => void (instance.files.chainCap = 3));
+    const texts = [`# Memlog\n${kib("a", 4)}\n`];
+    await olive.files({ action: "write", project: name, path: memlog, content: texts[0]! });
+    for (let i = 1; i < 9; i++) {
+      expect((await olive.files({ action: "append", project: name, path: memlog, content: `- entry ${i}\n` })).isError).toBe(false);
+      texts.push(`${texts.at(-1)!}- entry ${i}\n`);
+    }
+    const exact = async () => {
+      const versions = await readBack(olive.id, name, memlog);
+      expect(versions.filter((v) => !v.exact)).toEqual([]);
+      return versions.map((v) => v.version);
+    };
+    expect(await exact()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    // Stored as what they add, a whole one every third: the chain breaks.
+    const bases = await runInDurableObject(stub, (_: WorkspaceProject, state) => state.storage.sql.exec<{ base: number | null }>("SELECT base FROM versions WHERE path = ? ORDER BY version", memlog).toArray().map((r) => r.base));
+    expect(bases).toEqual([null, 1, 2, null, 4, 5, null, 7, 8]);
+    for (const v of [2, 5, 9]) expect((await olive.files({ action: "read", project: name, path: memlog, version: v })).text).toContain(texts[v - 1]!);
+    expect((await olive.files({ action: "restore", project: name, path: memlog, version: 5 })).isError).toBe(false);
+    texts.push(texts[4]!);
+    expect((await olive.files({ action: "read", project: name, path: memlog })).text).toContain(texts[4]!);
+    expect((await olive.files({ action: "append", project: name, path: memlog, content: "- after the restore\n" })).isError).toBe(false);
+    texts.push(`${texts[4]!}- after the restore\n`);
+    expect(await exact()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+
+    // A purge undone changes nothing; one done drops the earlier versions and leaves the head whole.
+    expect((await olive.files({ action: "purge", project: name, path: memlog })).isError).toBe(false);
+    expect((await olive.files({ action: "read", project: name, path: memlog })).text).toContain(texts[10]!);
+    expect((await olive.files({ action: "unpurge", project: name, path: memlog })).isError).toBe(false);
+    expect(await exact()).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    for (const v of [3, 8]) expect((await olive.files({ action: "read", project: name, path: memlog, version: v })).text).toContain(texts[v - 1]!);
+
+    // Pruning drops the oldest first, each moving what it stores into the version built on it.
+    await runInDurableObject(stub, (instance: WorkspaceProject, state) => {
+      instance.files.retentionMs = 0;
+      instance.files.historyCap = stored(state) - 3 * 1024;
+    });
+    expect((await olive.files({ action: "append", project: name, path: memlog, content: "- pruned\n" })).isError).toBe(false);
+    texts.push(`${texts[10]!}- pruned\n`);
+    const left = await exact();
+    expect(left[0]).toBeGreaterThan(1);
+    expect(left.at(-1)).toBe(12);
+    for (const v of left) expect((await olive.files({ action: "read", project: name, path: memlog, version: v })).text).toContain(texts[v - 1]!);
+
+    await runInDurableObject(stub, (instance: WorkspaceProject) => void (instance.files.historyCap = Number.MAX_SAFE_INTEGER));
+    expect((await olive.files({ action: "append", project: name, path: memlog, content: "- last\n" })).isError).toBe(false);
+    texts.push(`${texts[11]!}- last\n`);
+    expect((await olive.files({ action: "purge", project: name, path: memlog })).isError).toBe(false);
+    await pastUndo(olive.id, name);
+    expect(await exact()).toEqual([13]);
+    expect((await olive.files({ action: "read", project: name, path: memlog })).text).toContain(texts[12]!);
+    const counted = await runInDurableObject(stub, (instance: WorkspaceProject, state) => {
+      const was = stored(state);
+      instance.files.recount();
+      return [was, stored(state)];
+    });
+    expect(counted[0]).toBe(counted[1]);
   });
 });
