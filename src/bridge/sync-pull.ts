@@ -112,6 +112,11 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       if (synced) steps.push({ op: "record", path, file: synced });
       return;
     }
+    if (local.kind === "blocked" && !local.inWay && linkOut(local.error)) {
+      report.add("left", path, linkOutNote(local.error.slice(path.length + 2)));
+      if (synced) steps.push({ op: "record", path, file: synced });
+      return;
+    }
     if (local.kind === "blocked") return void (local.inWay ? inWay.push({ path, local }) : refusals.push({ path, reason: local.error, fix: "" }));
     const localChanged = local.kind === "missing" ? synced !== undefined : local.kind === "large" || local.sha256 !== synced?.sha256;
     // BMAD's settings here go by the user's hand alone: who deleted them on the remote is not known here (review 62: a
@@ -291,13 +296,20 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       });
     }
   }
-  // Where each change really lands, through the folder's own symlinks: refused before anything is written.
-  for (const step of steps) {
+  // Where each change really lands, through the folder's own symlinks: refused before anything is written. One a
+  // symlink of the user's leads out of the project is left, the rest pulled (review 343: a member's file at a link's
+  // name stopped every pull, and the fix offered was to remove the user's own link); one a link turns into machinery,
+  // settings or a script still stops the pull.
+  for (const step of [...steps]) {
     if (step.op === "record") continue;
     const refuse = step.op === "litter" ? litterLanding(o) : pullLanding(o, step.op === "write" ? (step.merged ?? step.content.bytes) : undefined, step.op === "write" && step.content.byOthers);
     const refused = await landingRefusal(o.dir, step.path, { refuse });
-    if (refused) {
-      const reason = refused.error.slice(step.path.length + 2);
+    if (!refused) continue;
+    const reason = refused.error.slice(step.path.length + 2);
+    if (linkOut(reason)) {
+      steps.splice(steps.indexOf(step), 1);
+      report.add("left", step.path, linkOutNote(reason));
+    } else {
       const fix = /symlink/.test(reason) ? "remove the symlink that leads there, or pull into a folder without it" : "it stays on the remote: whoever wrote it there renames or removes it, if it should come here";
       refusals.push({ path: step.path, reason, fix });
     }
@@ -321,6 +333,11 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
   }
   return done;
 }
+
+/** Whether a refusal is of a symlink of the user's that leads out of the project (confined-fs's "outside"). */
+const linkOut = (reason: string) => /leads outside the project .* through a symlink/.test(reason);
+/** What pull says of a file it leaves for such a link: nothing is written through it, and the rest is pulled. */
+const linkOutNote = (reason: string) => `a symlink of yours is on its way: ${reason.replace(/; refused\.[^]*$/, "")}; the remote's file stays there, and nothing goes through the link`;
 
 /** BMAD's config files, whose `key: value` (YAML) and `key = value` (TOML) lines are settings a team may set. */
 const CONFIG_FILE = /(^|\/)config(\.user)?\.(ya?ml|toml)$/;
