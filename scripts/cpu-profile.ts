@@ -23,7 +23,8 @@ const KINDS: Array<[string, RegExp]> = [
 
 const [cmd, ...args] = process.argv.length > 2 ? process.argv.slice(2) : ["npx", "vitest", "run"];
 const child = spawn(cmd!, args, { stdio: "inherit" });
-const seen = new Map<number, { kind: string; test: string; cpu: number; line: string }>();
+/** cpu is user + sys; sys alone is kept too, since a sweep of stat calls shows there, not in user time. */
+const seen = new Map<number, { kind: string; test: string; cpu: number; sys: number; line: string }>();
 
 function parents(): Map<number, number[]> {
   const kids = new Map<number, number[]>();
@@ -48,17 +49,19 @@ function sample(): void {
     stack.push(...(kids.get(pid) ?? []));
     try {
       const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-      const cpu = (Number(fields[11]) + Number(fields[12])) / TICK;
+      const sys = Number(fields[12]) / TICK;
+      const cpu = Number(fields[11]) / TICK + sys;
       const known = seen.get(pid);
       if (known) {
         known.cpu = cpu;
+        known.sys = sys;
         continue;
       }
       const line = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
       const where = `${line} ${readlinkSync(`/proc/${pid}/cwd`)}`;
       // Test temp folders are named after their test (tempDir("missing-path") -> .../bmad-missing-path-XXXXXX).
       const test = /bmad-mcp-tests\/\d+\/bmad-([a-z0-9-]+)-[A-Za-z0-9]{6}(?=\/|\s|$)/.exec(where)?.[1] ?? "";
-      seen.set(pid, { kind: KINDS.find(([, re]) => re.test(line))?.[0] ?? `other: ${line.slice(0, 50)}`, test, cpu, line });
+      seen.set(pid, { kind: KINDS.find(([, re]) => re.test(line))?.[0] ?? `other: ${line.slice(0, 50)}`, test, cpu, sys, line });
     } catch {
       // gone meanwhile
     }
@@ -69,20 +72,22 @@ const timer = setInterval(sample, 100);
 child.on("exit", (code) => {
   clearInterval(timer);
   const sum = (key: (p: { kind: string; test: string }) => string) => {
-    const totals = new Map<string, { cpu: number; n: number }>();
+    const totals = new Map<string, { cpu: number; sys: number; n: number }>();
     for (const p of seen.values()) {
-      const t = totals.get(key(p)) ?? { cpu: 0, n: 0 };
-      totals.set(key(p), { cpu: t.cpu + p.cpu, n: t.n + 1 });
+      const t = totals.get(key(p)) ?? { cpu: 0, sys: 0, n: 0 };
+      totals.set(key(p), { cpu: t.cpu + p.cpu, sys: t.sys + p.sys, n: t.n + 1 });
     }
     return [...totals].sort((a, b) => b[1].cpu - a[1].cpu);
   };
   const all = [...seen.values()].reduce((n, p) => n + p.cpu, 0);
-  console.error(`\nCPU by kind of process (${all.toFixed(1)} s sampled):`);
-  for (const [kind, t] of sum((p) => p.kind).slice(0, 15)) console.error(`  ${t.cpu.toFixed(1).padStart(7)} s  ${String(t.n).padStart(4)} processes  ${kind}`);
+  const allSys = [...seen.values()].reduce((n, p) => n + p.sys, 0);
+  const cpu = (t: { cpu: number; sys: number }) => `${t.cpu.toFixed(1).padStart(7)} s (sys ${t.sys.toFixed(1).padStart(5)} s)`;
+  console.error(`\nCPU by kind of process (${all.toFixed(1)} s sampled, ${allSys.toFixed(1)} s of it sys):`);
+  for (const [kind, t] of sum((p) => p.kind).slice(0, 15)) console.error(`  ${cpu(t)}  ${String(t.n).padStart(4)} processes  ${kind}`);
   console.error("CPU of processes started in a test's folder, by test and kind:");
-  for (const [key, t] of sum((p) => (p.test ? `${p.test}: ${p.kind}` : "")).filter(([k]) => k).slice(0, 20)) console.error(`  ${t.cpu.toFixed(1).padStart(7)} s  ${String(t.n).padStart(4)} processes  ${key}`);
+  for (const [key, t] of sum((p) => (p.test ? `${p.test}: ${p.kind}` : "")).filter(([k]) => k).slice(0, 20)) console.error(`  ${cpu(t)}  ${String(t.n).padStart(4)} processes  ${key}`);
   // The largest single processes: a long-lived one (vitest's workers, a pool's workerd) hides in its kind's total.
   console.error("The largest single processes:");
-  for (const p of [...seen.values()].sort((a, b) => b.cpu - a.cpu).slice(0, 12)) console.error(`  ${p.cpu.toFixed(1).padStart(7)} s  ${p.line.replace(/\s+/g, " ").slice(0, 110)}`);
+  for (const p of [...seen.values()].sort((a, b) => b.cpu - a.cpu).slice(0, 12)) console.error(`  ${cpu(p)}  ${p.line.replace(/\s+/g, " ").slice(0, 110)}`);
   process.exitCode = code ?? 1;
 });

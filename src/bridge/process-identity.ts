@@ -3,8 +3,9 @@
 import { createHash } from "node:crypto";
 import { readFileSync, readlinkSync } from "node:fs";
 
-/** This process's start, as the kernel counts it (Linux): a pid reused by a later process is not this holder. */
-function startOf(pid: number): string | undefined {
+/** A process's start, as the kernel counts it (Linux: clock ticks since boot): a pid reused by a later process is not
+ *  this holder. */
+export function startOf(pid: number): string | undefined {
   return statFields(pid)?.[19];
 }
 

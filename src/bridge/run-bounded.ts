@@ -8,6 +8,7 @@ import { MAX_OUTPUT_BYTES } from "../core/runtime/budget.js";
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
+import { startOf } from "./process-identity.js";
 import { BRIDGE_CREDENTIAL_ENV } from "./token-env.js";
 
 export const RUN_COOKIE = "BMAD_MCP_RUN_ID";
@@ -151,6 +152,8 @@ function runOne(argv: string[], opts: BoundedOptions): Promise<BoundedRun> {
       stdio: [opts.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
     const pid = child.pid;
+    // Read now, while it is there (not reaped before the event loop runs again, whatever it does meanwhile).
+    const since = pid === undefined ? 0 : Number(startOf(pid) ?? 0);
     child.stdout!.on("data", (c: Buffer) => (stdout.push(c), output.push(c)));
     child.stderr!.on("data", (c: Buffer) => (stderr.push(c), output.push(c)));
     if (opts.stdin !== undefined) {
@@ -164,7 +167,7 @@ function runOne(argv: string[], opts: BoundedOptions): Promise<BoundedRun> {
     let endedBy: NodeJS.Signals | null = null;
     let grace: ReturnType<typeof setTimeout> | undefined;
     let swept = false;
-    const kill = () => killEverything(pid, cookie);
+    const kill = () => killEverything(pid, cookie, since);
     const finish = () => {
       if (settled) return;
       settled = true;
@@ -219,14 +222,14 @@ function failedToStart(message: string): BoundedRun {
   return { stdout: "", stderr: message, output: message, exitCode: null, signal: null, timedOut: false, cancelled: false, truncated: false, durationMs: 0 };
 }
 
-function killEverything(pid: number | undefined, cookie: string): void {
+function killEverything(pid: number | undefined, cookie: string, since: number): void {
   if (!pid) return;
   // Freeze first, kill after: a stopped parent cannot fork, and its children stay linked to it (a killed
   // one's children would be handed to init at once, out of reach). Sweep until no new process turns up.
   signal(-pid, "SIGSTOP");
   const stopped = new Set<number>();
   for (let sweep = 0; sweep < MAX_SWEEPS; sweep++) {
-    const fresh = startedBy(pid, cookie).filter((other) => !stopped.has(other));
+    const fresh = startedBy(pid, cookie, since).filter((other) => !stopped.has(other));
     if (!fresh.length) break;
     for (const other of fresh) {
       signal(other, "SIGSTOP");
@@ -245,8 +248,11 @@ function signal(pid: number, name: "SIGSTOP" | "SIGKILL"): void {
   }
 }
 
-/** Living processes this run started: tagged with its cookie, in its group or session, or below it. */
-function startedBy(pid: number, cookie: string): number[] {
+/** Living processes this run started: tagged with its cookie, in its group or session, or below it. Only a process that
+ *  started with or after the run's first (`since`, its start in clock ticks) can hold the cookie: the environment of
+ *  every other is left unread (each git run of a bridge read every process's on the machine, most of a test file's
+ *  system time). */
+function startedBy(pid: number, cookie: string, since: number): number[] {
   const needle = `${RUN_COOKIE}=${cookie}`;
   let entries: string[];
   try {
@@ -265,11 +271,12 @@ function startedBy(pid: number, cookie: string): number[] {
       continue; // gone
     }
     // Fields after the command name (which may hold spaces and parentheses): state ppid pgrp session.
-    const [state, ppid, pgrp, session] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const [state, ppid, pgrp, session] = fields;
     if (state === "Z" || state === "X") continue; // dead already, waiting to be reaped
     parent.set(other, Number(ppid));
     if (Number(pgrp) === pid || Number(session) === pid) found.add(other);
-    else {
+    else if (Number(fields[19]) >= since) {
       try {
         if (readFileSync(`/proc/${entry}/environ`, "latin1").split("\0").includes(needle)) found.add(other);
       } catch {

@@ -13,7 +13,7 @@ import { PYTHON } from "../fixtures/runtime/harness.js";
 import { connectBridge, installedProjects, madeOnce, toolText as text, usersNode, waitFor, whileSwapped } from "./helpers.js";
 import { withStreams } from "../shared/run-output.js";
 import { writeConfined } from "../../src/bridge/confined-fs.js";
-import { contentVersion, keep, keepReplaced, keptContent, keptOf, NotKept, noteWritten, sweepIdle } from "../../src/bridge/kept-versions.js";
+import { contentVersion, keep, keepReplaced, keptContent, keptOf, NotKept, noteWritten, sweepIdle, sweepWhenDue } from "../../src/bridge/kept-versions.js";
 import { userInfo } from "node:os";
 import { lockFolder, locksFolderPath, machineId, withFileLock } from "../../src/bridge/file-lock.js";
 import { LOCKS as FAULT_LOCKS } from "../../scripts/faults-bridge.js";
@@ -1323,5 +1323,26 @@ describe("what a change replaced is kept a week", () => {
     expect(existsSync(written)).toBe(true);
     expect(existsSync(recent)).toBe(true);
     for (const dir of [written, recent]) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("looks through the projects' copies at most once a day, whichever bridge looks", async () => {
+    const all = locksFolderPath("kept");
+    const marker = join(all, ".swept");
+    // Swept an hour ago (set before the idle folder is made: a sweep begun earlier lists the folders before it).
+    const hourAgo = new Date(Date.now() - 60 * 60 * 1000);
+    writeFileSync(marker, "");
+    utimesSync(marker, hourAgo, hourAgo);
+    const idle = join(all, createHash("sha256").update(`idle-${Math.random()}`).digest("hex").slice(0, 32));
+    mkdirSync(idle);
+    const weekAgo = new Date(Date.now() - 8 * 24 * 60 * 60 * 1000);
+    utimesSync(idle, weekAgo, weekAgo);
+    await sweepWhenDue(join(all, "none"));
+    expect(existsSync(idle)).toBe(true);
+    // Swept a day and more ago: swept now, and the time noted.
+    const dayAgo = new Date(Date.now() - 25 * 60 * 60 * 1000);
+    utimesSync(marker, dayAgo, dayAgo);
+    await sweepWhenDue(join(all, "none"));
+    expect(existsSync(idle)).toBe(false);
+    expect(Date.now() - statSync(marker).mtimeMs).toBeLessThan(60_000);
   });
 });

@@ -1,6 +1,7 @@
 // runBounded, the bridge's one way to run a process (the completion contract, bmad-run's skill scripts):
 // argument arrays only, answered within the time limit plus a short grace, and everything the process
 // started killed however the run ends, including children that left its session and cleared their environment.
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -89,6 +90,26 @@ describe("runBounded", () => {
     expect(big.stdout).toHaveLength(1000);
     expect(big.stdout.endsWith("aEND")).toBe(true);
     expect(big.truncated).toBe(true);
+  });
+
+  it("reads the environment of no process started before the run: its sweep costs the same beside 20 of 1 MB", async () => {
+    const runs = async () => {
+      const at = process.cpuUsage();
+      for (let i = 0; i < 10; i++) await runBounded(["true"], { cwd: tmp.dir, timeoutMs: 5000 });
+      const used = process.cpuUsage(at);
+      return (used.user + used.system) / 1000;
+    };
+    const alone = await runs();
+    const big = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`BMAD_TEST_BIG_${i}`, "x".repeat(120_000)]));
+    const older = Array.from({ length: 20 }, () => spawn("sleep", ["60"], { env: { ...process.env, ...big }, stdio: "ignore" }));
+    try {
+      await waitFor("the older processes to start", () => (older.every((p) => p.pid !== undefined && processRuns(p.pid)) ? true : undefined), 5000);
+      // Each sweep read their 19 MB of environments: 10 runs took 358 ms more (251 ms alone, 609 beside).
+      const beside = await runs();
+      expect(beside).toBeLessThan(alone + 150);
+    } finally {
+      for (const p of older) p.kill("SIGKILL");
+    }
   });
 
   it("answers a command that cannot start with its error, not a throw", async () => {
