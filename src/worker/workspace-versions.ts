@@ -44,6 +44,8 @@ const mib = (x: number) => `${Math.round((x / 1024 / 1024) * 10) / 10} MiB`;
 type Row = Record<string, SqlStorageValue>;
 
 const HEAD_COLUMNS = "path, version, size, sha256, updated_at, author";
+/** A file's row set again, but for its path, from the row its INSERT named (`excluded`). */
+const FILE_UPDATE = "version = excluded.version, size = excluded.size, sha256 = excluded.sha256, updated_at = excluded.updated_at, author = excluded.author, author_id = excluded.author_id, lines = excluded.lines";
 export const fail = (kind: WsError["kind"], error: string): WsError => ({ ok: false, kind, error });
 export const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
 const buffer = (data: Uint8Array): ArrayBuffer => data.slice().buffer as ArrayBuffer;
@@ -458,7 +460,9 @@ export class VersionedFiles {
       "INSERT INTO versions (path, version, op, size, sha256, author, at, restored_from, data, author_id, lines, base) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       path, version, op, size, sha, author, at, restoredFrom ?? null, stored ? buffer(stored) : null, authorId, lines, extension ? extension.base : null,
     );
-    if (data) this.sql.exec(`INSERT OR REPLACE INTO files (${HEAD_COLUMNS}, author_id, lines) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, path, version, size, sha, at, author, authorId, lines);
+    // Changed in place where the file is there: REPLACE deleted and re-inserted the row, which rewrote its path's index
+    // entry too, pages more for every write to reach the disk (a write's cost is mostly the pages it stores).
+    if (data) this.sql.exec(`INSERT INTO files (${HEAD_COLUMNS}, author_id, lines) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET ${FILE_UPDATE}`, path, version, size, sha, at, author, authorId, lines);
     else this.sql.exec("DELETE FROM files WHERE path = ?", path);
     this.listing?.set(path, data ? { path, version, size } : undefined);
     this.sql.exec(`UPDATE meta SET history_bytes = history_bytes + (SELECT ${HELD} + ${BARE} FROM versions v WHERE path = ? AND version = ?) WHERE id = 1`, path, version);

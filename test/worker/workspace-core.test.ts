@@ -206,6 +206,18 @@ describe("on the Durable Object", () => {
     expect((await ada.files({ action: "read", project, path: "churn.md", version: 4 })).text).toContain("d".repeat(1024));
   });
 
+  it("changes a file's row in place on each new version: no row deleted and stored anew, pages more for every write", async () => {
+    const row = () =>
+      runInDurableObject(stub(), (_: WorkspaceProject, state) =>
+        state.storage.sql.exec<{ rowid: number; version: number; size: number }>("SELECT rowid, version, size FROM files WHERE path = 'inplace.md'").one());
+    await ada.files({ action: "write", project, path: "inplace.md", content: "one" });
+    const first = await row();
+    await ada.files({ action: "write", project, path: "inplace.md", content: "two, longer" });
+    await ada.files({ action: "append", project, path: "inplace.md", content: "three" });
+    expect(await row()).toEqual({ rowid: first.rowid, version: first.version + 2, size: "two, longer\nthree".length });
+    expect((await ada.files({ action: "read", project, path: "inplace.md" })).text).toContain("two, longer\nthree");
+  });
+
   it("lists and counts exactly the files its table holds after writes, deletes, restores, refusals and a restart", async () => {
     const table = () =>
       runInDurableObject(stub(), (_: WorkspaceProject, state) => {
