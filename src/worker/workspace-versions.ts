@@ -81,7 +81,7 @@ export class VersionedFiles {
         updated_at TEXT NOT NULL, author TEXT NOT NULL, author_id TEXT, lines TEXT);
       CREATE TABLE IF NOT EXISTS versions (path TEXT NOT NULL, version INTEGER NOT NULL, op TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT,
         author TEXT NOT NULL, at TEXT NOT NULL, restored_from INTEGER, data BLOB, pruned INTEGER NOT NULL DEFAULT 0, purged_at TEXT,
-        author_id TEXT, lines TEXT, base INTEGER, PRIMARY KEY (path, version));
+        author_id TEXT, lines TEXT, base INTEGER, links INTEGER, PRIMARY KEY (path, version));
     `);
   }
 
@@ -95,6 +95,7 @@ export class VersionedFiles {
       if (!columns.includes("author_id")) this.sql.exec(`ALTER TABLE ${table} ADD COLUMN author_id TEXT`);
       if (!columns.includes("lines")) this.sql.exec(`ALTER TABLE ${table} ADD COLUMN lines TEXT`);
       if (table === "versions" && !columns.includes("base")) this.sql.exec("ALTER TABLE versions ADD COLUMN base INTEGER");
+      if (table === "versions" && !columns.includes("links")) this.sql.exec("ALTER TABLE versions ADD COLUMN links INTEGER");
     }
   }
 
@@ -168,18 +169,15 @@ export class VersionedFiles {
 
   /** The version `data` would extend were it `path`'s next (its head, whole in `data`'s first bytes, a chain of fewer
    *  than chainCap links), and what it adds; undefined: stored whole. */
-  private extension(path: string, data: Uint8Array): { base: number; added: Uint8Array } | undefined {
+  private extension(path: string, data: Uint8Array): { base: number; added: Uint8Array; links: number } | undefined {
     const head = this.head(path);
     if (!head?.size || head.size > data.byteLength) return undefined;
     // Told by the head's digest, kept beside it: no read of the head's content (a write's cost, each time).
     if (sha256(data.subarray(0, head.size)) !== head.sha256) return undefined;
-    const links = this.sql.exec<{ n: number }>(
-      `WITH RECURSIVE chain(base, depth) AS (SELECT base, 0 FROM versions WHERE path = ?1 AND version = ?2
-        UNION ALL SELECT v.base, c.depth + 1 FROM chain c JOIN versions v ON v.path = ?1 AND v.version = c.base)
-      SELECT MAX(depth) AS n FROM chain`, path, head.version,
-    ).one().n;
-    if (links + 1 >= this.chainCap) return undefined;
-    return { base: head.version, added: data.subarray(head.size) };
+    // How many versions the head is built on, kept with it (at most that: dropContent shortens chains, never lengthens).
+    const links = this.sql.exec<{ n: number }>("SELECT ifnull(links, 0) AS n FROM versions WHERE path = ? AND version = ?", path, head.version).one().n + 1;
+    if (links >= this.chainCap) return undefined;
+    return { base: head.version, added: data.subarray(head.size), links };
   }
 
   /** The content bytes `data` as `path`'s next version stores: what it adds where it extends the head. */
@@ -457,8 +455,8 @@ export class VersionedFiles {
     const extension = data && this.extension(path, data);
     const stored = extension ? extension.added : data;
     this.sql.exec(
-      "INSERT INTO versions (path, version, op, size, sha256, author, at, restored_from, data, author_id, lines, base) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      path, version, op, size, sha, author, at, restoredFrom ?? null, stored ? buffer(stored) : null, authorId, lines, extension ? extension.base : null,
+      "INSERT INTO versions (path, version, op, size, sha256, author, at, restored_from, data, author_id, lines, base, links) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      path, version, op, size, sha, author, at, restoredFrom ?? null, stored ? buffer(stored) : null, authorId, lines, extension ? extension.base : null, extension ? extension.links : null,
     );
     // Changed in place where the file is there: REPLACE deleted and re-inserted the row, which rewrote its path's index
     // entry too, pages more for every write to reach the disk (a write's cost is mostly the pages it stores).
