@@ -620,4 +620,34 @@ describe("a growing file's versions (review 341)", () => {
     });
     expect(counted[0]).toBe(counted[1]);
   });
+
+  it("prunes an appended file's chain a version at a time, and lets in no change the history cannot hold (review 344)", async () => {
+    const name = unique("chain-prune");
+    await olive.project({ action: "create", name });
+    const stub = projectStub(olive.id, name);
+    await olive.files({ action: "write", project: name, path: memlog, content: `# A\n${"x".repeat(200)}\n` });
+    for (let i = 0; i < 40; i++) await olive.files({ action: "append", project: name, path: memlog, content: `- entry ${i} ${"z".repeat(50)}\n` });
+    // Just past the cap with a 2,000-byte file: two rows' worth to free, not the chain's content (39 of 41 versions lost it).
+    await runInDurableObject(stub, (instance: WorkspaceProject, state) => {
+      instance.files.retentionMs = 0;
+      instance.files.historyCap = stored(state) + 2000 - 424;
+    });
+    expect((await olive.files({ action: "write", project: name, path: "other.md", content: "y".repeat(2000) })).isError).toBe(false);
+    const kept = await readBack(olive.id, name, memlog);
+    expect(kept.length).toBeGreaterThan(35);
+    expect(kept.filter((v) => !v.exact)).toEqual([]);
+    // A chain's content moves into its head when its versions go: counted as freed, a write took the history 29% over.
+    const big = unique("chain-room");
+    await olive.project({ action: "create", name: big });
+    const bigStub = projectStub(olive.id, big);
+    await olive.files({ action: "write", project: big, path: memlog, content: "# A\n" });
+    for (let i = 0; i < 10; i++) await olive.files({ action: "append", project: big, path: memlog, content: `- entry ${i} ${"z".repeat(20_000)}\n` });
+    const cap = await runInDurableObject(bigStub, (instance: WorkspaceProject, state) => {
+      instance.files.retentionMs = 0;
+      return (instance.files.historyCap = stored(state) + 600);
+    });
+    const refused = await olive.files({ action: "write", project: big, path: "other.md", content: "y".repeat(100_000) });
+    expect(refused.text).toMatch(/this change does not fit/);
+    expect(await runInDurableObject(bigStub, (_: WorkspaceProject, state) => stored(state))).toBeLessThanOrEqual(cap);
+  });
 });
