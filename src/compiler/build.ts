@@ -119,7 +119,9 @@ function cappedWarnings(warn: (message: string) => void, source: string): { warn
  *  machine paths, and a built bundle is served to others. */
 function withinTree(tree: Tree, message: string): string {
   const label = tree.label();
-  const text = message.replaceAll(` in ${tree.root}:`, ":").replaceAll(`${tree.root}${sep}`, "").replaceAll(tree.root, ".");
+  // A path outside the tree (a link's target) is not named to clients: it tells the layout of the user's machine
+  // (review 346: another client's folder in the home).
+  const text = message.replaceAll(` in ${tree.root}:`, ":").replaceAll(`${tree.root}${sep}`, "").replaceAll(tree.root, ".").replace(/(^|[\s"'`(])\/[^\s"'`)]*/g, "$1(a path outside the tree)");
   if (!label || label === tree.root) return text;
   // The label is relative to the working folder: taken off only where a path starts.
   return text.replace(new RegExp(`(^|[\\s"'\`(])${label.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/`, "g"), "$1");

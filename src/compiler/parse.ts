@@ -1,7 +1,8 @@
 // Small parsers for the formats BMAD trees use. Each returns a value or an Error: callers warn and skip.
 import { parse as parseToml } from "smol-toml";
 import { splitFrontmatter } from "../core/markdown.js";
-import { parseBoundedToml, parseBoundedYaml } from "../core/yaml.js";
+import { YAMLParseError } from "yaml";
+import { parseBoundedToml, parseBoundedYaml, parseErrorSummary } from "../core/yaml.js";
 import type { Result } from "../core/result.js";
 
 export type Parsed<T> = Result<{ value: T }>;
@@ -10,7 +11,8 @@ export function yaml(text: string): Parsed<unknown> {
   try {
     return { ok: true, value: parseBoundedYaml(text) };
   } catch (err) {
-    return { ok: false, error: firstLine(err) };
+    // Without the text it stopped at: a tree's warnings are shown to the model (a config's password was: review 346).
+    return { ok: false, error: err instanceof YAMLParseError ? parseErrorSummary(err) : firstLine(err) };
   }
 }
 

@@ -146,3 +146,15 @@ export function parseBoundedToml<T>(text: string, parse: () => T): T {
   }
   return value;
 }
+
+/** What a parser says is wrong, and where, without the file's own text it may quote (an unresolved alias names itself:
+ *  `db_password: *Xy9secret` is one). YAML's is told by its code alone: its messages quote what they stopped at (a
+ *  block scalar header's rest, `|Hunter2…`; a version; a tag: review 346, a password in a tree's warnings). */
+export function parseErrorSummary(error: unknown): string {
+  const e = error as { message?: unknown; linePos?: Array<{ line: number; col: number }>; line?: unknown; column?: unknown } | null;
+  const at = e?.linePos?.[0] ? ` at line ${e.linePos[0].line}, column ${e.linePos[0].col}` : typeof e?.line === "number" ? ` at line ${e.line}, column ${String(e.column)}` : "";
+  if (error instanceof YAMLParseError) return `${error.code.toLowerCase().replaceAll("_", " ")}${at}`;
+  const first = String(e?.message ?? error).split("\n")[0]!;
+  const what = first.replace(/ at line \d+, column \d+:?$/, "").replace(/:\s.*$/, "").replace(/:$/, "");
+  return `${what.slice(0, 200)}${at}`;
+}

@@ -3,7 +3,7 @@
 // Secret-looking keys are removed.
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { stringify as stringifyYaml } from "yaml";
-import { parseBoundedToml, parseBoundedYaml, pastYamlSize, tooHeavyToParse, TooHeavy } from "../yaml.js";
+import { parseBoundedToml, parseBoundedYaml, parseErrorSummary, pastYamlSize, tooHeavyToParse, TooHeavy } from "../yaml.js";
 import { foldPath } from "../workspace/paths.js";
 import { lines, showName, SHOWS_AS_NOTHING, trimEnd } from "../lines.js";
 import { sha256Hex } from "../workspace/installer-manifests.js";
@@ -1131,16 +1131,6 @@ export function parseConfig(path: string, text: string): { data: unknown } | { e
     if (error instanceof TooHeavy) return { error: error.message, tooBig: true };
     return { error: parseErrorSummary(error) };
   }
-}
-
-/** What a parser says is wrong, and where, without the file's own text it may quote (an unresolved alias names itself:
- *  `db_password: *Xy9secret` is one). */
-function parseErrorSummary(error: unknown): string {
-  const e = error as { message?: unknown; linePos?: Array<{ line: number; col: number }>; line?: unknown; column?: unknown } | null;
-  const first = String(e?.message ?? error).split("\n")[0]!;
-  const what = first.replace(/ at line \d+, column \d+:?$/, "").replace(/:\s.*$/, "").replace(/:$/, "");
-  const at = e?.linePos?.[0] ? ` at line ${e.linePos[0].line}, column ${e.linePos[0].col}` : typeof e?.line === "number" ? ` at line ${e.line}, column ${String(e.column)}` : "";
-  return `${what.slice(0, 200)}${at}`;
 }
 
 function withoutSecrets(path: string, text: string, data: unknown): string {
