@@ -3,7 +3,12 @@
 // user's git never saw the file. Kept outside the project, in the user's private folder beside their locks, by the
 // project's real path: a folder in the project was reached through a symlink a repository committed, and its copies of
 // configs read with their secrets (review 36). Each content is stored once, by its sha256, and `index.jsonl` says which
-// file held it and when it was replaced. Bounded: a week, 2,000 entries, 100 entries a file and 100 MiB. What the
+// file held it and when it was replaced. Bounded: a week, 100 entries a file and 100 MiB, counted by bytes (each copy
+// costs at least MIN_COPY_BYTES: 2,000 tiny copies filled an entry cap and locked the user out for a week, review 345).
+// A pull may fill 3/4 of it at most (PULL_LIMITS): the rest is the user's own changes' (bmad-files, bmad-run), so a
+// collaborator's pull never refuses them. A copy whose bytes a newer copy of the same file begins with (an append-only
+// file: a memlog) is stored as that copy's first bytes (`of`), and past a file's share only such copies go, their bytes
+// still in the newer one: a 1 MB memlog changed by turns kept 104 whole copies and refused every append (review 345). What the
 // bridge did not write itself (the user's work, git's, a pull's) is never pushed out by copies of what it wrote (the
 // model's own drafts and churn: review 39): a change whose copy of such content cannot be kept is refused, and so is
 // one whose copy cannot be written at all. No change lands without its way back.
@@ -24,13 +29,19 @@ const INDEX = "index.jsonl";
 const ORPHAN_MS = 60_000;
 
 export interface KeptLimits {
-  maxEntries: number;
+  /** What each copy costs at least, whatever its size: an index line and a file, and the index's length bounded. */
+  minCopyBytes: number;
   maxPerFile: number;
   maxFileBytes: number;
   maxBytes: number;
   keepMs: number;
 }
-const LIMITS: KeptLimits = { maxEntries: 2000, maxPerFile: 100, maxFileBytes: 10 * 1024 * 1024, maxBytes: 100 * 1024 * 1024, keepMs: KEPT_DAYS * DAY_MS };
+const LIMITS: KeptLimits = { minCopyBytes: 16 * 1024, maxPerFile: 100, maxFileBytes: 10 * 1024 * 1024, maxBytes: 100 * 1024 * 1024, keepMs: KEPT_DAYS * DAY_MS };
+/** A pull's: it leaves a quarter of the budget to the user's own changes, which it can never take. */
+export const PULL_LIMITS: KeptLimits = { ...LIMITS, maxBytes: LIMITS.maxBytes * 0.75 };
+
+/** What a copy costs of the budget: a copy held in a newer one (`of`) only its entry. */
+const cost = (e: KeptEntry, limits: KeptLimits) => Math.max(e.of ? 0 : e.size, limits.minCopyBytes);
 
 /** What stays of `all` (oldest first) within `limits`. Copies of content the bridge wrote (`by: "bridge"`) are the
  *  model's own: they go before any other, and only they. Each file keeps its first copy of the week and every copy of
@@ -42,31 +53,33 @@ function within(all: KeptEntry[], limits: KeptLimits): { kept: KeptEntry[]; fits
   const byPath = new Map<string, KeptEntry[]>();
   for (const e of all) byPath.set(e.path, [...(byPath.get(e.path) ?? []), e]);
   const firsts = new Set([...byPath.values()].map((list) => list[0]!));
+  // A copy others are held in stays while they do: its bytes are theirs too.
+  const holders = new Set(all.flatMap((e) => (e.of ? [`${e.path}\0${e.of}`] : [])));
+  const mayGo = (e: KeptEntry) => (e.by === "bridge" || e.of !== undefined) && !holders.has(`${e.path}\0${e.sha256}`);
   const dropped = new Set<KeptEntry>();
   for (const [first, ...rest] of byPath.values()) {
-    // The first and the user's, then the newest of the bridge's that fit the file's share.
-    const theirs = rest.filter((e) => e.by !== "bridge");
-    let count = 1 + theirs.length;
-    let bytes = first!.size + theirs.reduce((sum, e) => sum + e.size, 0);
-    for (const e of rest.filter((x) => x.by === "bridge").reverse()) {
-      if (count < limits.maxPerFile && bytes + e.size <= limits.maxFileBytes) (count += 1), (bytes += e.size);
+    // The first and the user's, then the newest of the bridge's, and of those held in a newer copy (whose bytes stay in
+    // it), that fit the file's share.
+    const stay = rest.filter((e) => !mayGo(e));
+    let count = 1 + stay.length;
+    let bytes = cost(first!, limits) + stay.reduce((sum, e) => sum + cost(e, limits), 0);
+    for (const e of rest.filter(mayGo).reverse()) {
+      if (count < limits.maxPerFile && bytes + cost(e, limits) <= limits.maxFileBytes) (count += 1), (bytes += cost(e, limits));
       else dropped.add(e);
     }
   }
   // What is left, each entry counted whole though a content kept for several is stored once: a copy that took no room
   // told a guess that matched a kept config's text from one that did not (review 42).
-  let count = 0;
   let bytes = 0;
-  for (const e of all.filter((x) => !dropped.has(x))) (count += 1), (bytes += e.size);
-  const bridges = all.filter((e) => e.by === "bridge" && !dropped.has(e));
+  for (const e of all.filter((x) => !dropped.has(x))) bytes += cost(e, limits);
+  const bridges = all.filter((e) => e.by === "bridge" && !dropped.has(e) && !holders.has(`${e.path}\0${e.sha256}`));
   const order = [...bridges.filter((e) => !firsts.has(e)), ...bridges.filter((e) => firsts.has(e)).sort((a, b) => b.size - a.size)];
   for (const e of order) {
-    if (count <= limits.maxEntries && bytes <= limits.maxBytes) break;
+    if (bytes <= limits.maxBytes) break;
     dropped.add(e);
-    count -= 1;
-    bytes -= e.size;
+    bytes -= cost(e, limits);
   }
-  return { kept: all.filter((e) => !dropped.has(e)), fits: count <= limits.maxEntries && bytes <= limits.maxBytes };
+  return { kept: all.filter((e) => !dropped.has(e)), fits: bytes <= limits.maxBytes };
 }
 
 /** A version that names the content of the file at `path`: 48 bits of its sha256, never 0 (0 is "absent"). A config's
@@ -95,6 +108,8 @@ const ENTRY = z.object({
   at: z.string().max(40),
   /** The content was the bridge's own write (the model's); absent: anyone else's, or not known. */
   by: z.literal("bridge").optional(),
+  /** Stored as the first `size` bytes of this newer copy of the same file (it begins with them); absent: whole. */
+  of: z.string().regex(/^[0-9a-f]{64}$/).optional(),
 });
 export type KeptEntry = z.infer<typeof ENTRY>;
 
@@ -201,13 +216,13 @@ export async function noteWritten(root: string, rel: string, bytes: Uint8Array, 
  *  the text (contentVersion), so the write answers a new one, and the version it had was read as never kept (review 199:
  *  a restore of a config's current version). Answers the entry it kept, for dropKept. Throws NotKept: the change must
  *  not go ahead. */
-export async function keepReplaced(root: string, rel: string, current: Uint8Array | undefined, next: Uint8Array | null): Promise<KeptEntry | undefined> {
+export async function keepReplaced(root: string, rel: string, current: Uint8Array | undefined, next: Uint8Array | null, limits = LIMITS): Promise<KeptEntry | undefined> {
   if (!current || (next && sameBytes(current, next) && !mayServeAsConfig(rel))) return undefined;
   // Gone since it was found unchanged (another program removed it): that program's doing, said as changedSince says it,
   // never as a raw ENOENT naming where it was (review 222).
   const info = await stat(join(root, rel), { bigint: true }).catch(() => undefined);
   if (!info) throw new Error(changedFailure(rel).error);
-  return keep(root, rel, current, fileIdentity(info));
+  return keep(root, rel, current, fileIdentity(info), new Date(), limits);
 }
 
 /** Takes back `entry`, the copy a change kept that then did not land (another program saved the file between the keep
@@ -222,7 +237,7 @@ export async function dropKept(root: string, entry: KeptEntry): Promise<void> {
     if (at < 0) return;
     all.splice(at, 1);
     await writeIndex(dir, all);
-    if (!all.some((e) => e.sha256 === entry.sha256)) await rm(join(dir, entry.sha256), { force: true });
+    if (!stored(all).has(entry.sha256)) await rm(join(dir, entry.sha256), { force: true });
   }));
 }
 
@@ -297,10 +312,14 @@ async function writePrivate(path: string, data: string | Uint8Array): Promise<vo
  *  could not be written), and a change without its way back does not land. */
 export class NotKept extends Error {}
 
-const budget = (limits: KeptLimits) => `${limits.maxEntries.toLocaleString("en-US")} copies and ${Math.round(limits.maxBytes / MIB)} MiB`;
-/** What to do when the copies of other work fill the budget. Never "remove the folder": its copies may be the only ones
- *  of files a change replaced or deleted (review 175: a pull's 2,000 deleted files were kept there alone). */
-const FULL_ADVICE = (dir: string) => `Commit the project to git; the copies, in ${dir}, may be the only ones of files changes replaced or deleted, so have the user look through them before removing any (each goes when its week is out).`;
+const budget = (limits: KeptLimits) => `${Math.round(limits.maxBytes / MIB)} MiB of copies (each counted as ${limits.minCopyBytes / 1024} KiB at least)`;
+/** What to do when the copies of other work fill the budget, and only what frees room (review 345: "commit to git" freed
+ *  nothing). Never "remove the folder": its copies may be the only ones of files a change replaced or deleted (review
+ *  175: a pull's 2,000 deleted files were kept there alone). */
+const FULL_ADVICE = (dir: string) => `Room comes back as each copy's week is out; sooner, the user can look through the copies in ${dir} (index.jsonl names each one's file) and remove those they no longer need, then try again. Never remove the folder whole: its copies may be the only ones of files changes replaced or deleted.`;
+
+/** The blobs the entries name: their own content's, or the newer copy's they are held in. */
+const stored = (all: KeptEntry[]) => new Set(all.map((e) => e.of ?? e.sha256));
 
 /** A copy a change would keep: what `path` holds now, before the change replaces or removes it. */
 export interface Replaced {
@@ -324,8 +343,7 @@ export async function keptRoom(root: string, now = new Date(), limits = LIMITS):
   const since = now.getTime() - limits.keepMs;
   // Read without the lock: the index and compacted notes are put in place whole, and a note cut short is skipped.
   const theirs = (await entries(dir)).filter((e) => Date.parse(e.at) >= since && e.by !== "bridge");
-  let count = theirs.length;
-  let bytes = theirs.reduce((sum, e) => sum + e.size, 0);
+  let bytes = theirs.reduce((sum, e) => sum + cost(e, limits), 0);
   const notes = new Map<string, z.infer<typeof WROTE>>();
   for (const row of await lines(join(dir, WRITTEN), WROTE)) notes.set(row.p, row); // each path's last
   const mine = async ({ path, bytes: data }: Replaced) => {
@@ -337,13 +355,12 @@ export async function keptRoom(root: string, now = new Date(), limits = LIMITS):
     async take(copies) {
       const needed = [];
       for (const copy of copies) if (!(await mine(copy))) needed.push(copy);
-      const more = needed.reduce((sum, c) => sum + c.bytes.byteLength, 0);
-      if (count + needed.length > limits.maxEntries || bytes + more > limits.maxBytes) return false;
-      count += needed.length;
+      const more = needed.reduce((sum, c) => sum + Math.max(c.bytes.byteLength, limits.minCopyBytes), 0);
+      if (bytes + more > limits.maxBytes) return false;
       bytes += more;
       return true;
     },
-    left: () => `${Math.max(0, limits.maxEntries - count).toLocaleString("en-US")} more copies (${(Math.max(0, limits.maxBytes - bytes) / MIB).toFixed(1)} MiB) of the ${budget(limits)} it keeps a week`,
+    left: () => `${(Math.max(0, limits.maxBytes - bytes) / MIB).toFixed(1)} MiB more of the ${budget(limits)} it keeps a week for a pull`,
   };
 }
 
@@ -365,8 +382,9 @@ export async function keep(root: string, rel: string, bytes: Uint8Array, identit
     await mkdir(dir, { recursive: true, mode: 0o700 }); // removed meanwhile (by the user, to start afresh)
     const since = now.getTime() - limits.keepMs;
     const all = await entries(dir);
-    const live = all.filter((e) => Date.parse(e.at) >= since);
-    const stored = new Set(live.map((e) => e.sha256));
+    const fresh = all.filter((e) => Date.parse(e.at) >= since);
+    const blobs = stored(fresh);
+    const live = await heldIn(dir, fresh, rel, bytes, sha256);
     const mine = isBridgeWrite(await lastWritten(dir, rel, since), sha256, identity);
     const entry: KeptEntry = { path: rel, sha256, size: bytes.byteLength, version, at: now.toISOString(), ...(mine ? { by: "bridge" as const } : {}) };
     // An entry the index would not read back (a path past its bound) would lose its copy at the next keep (review 41).
@@ -374,15 +392,15 @@ export async function keep(root: string, rel: string, bytes: Uint8Array, identit
     const { kept, fits } = within([...live, entry], limits);
     if (!fits || !kept.includes(entry)) {
       if (mine) return undefined;
-      throw new NotKept(`the bridge keeps a week of what changes replace (${budget(limits)}), and what this one would replace no longer fits beside the copies of other work it holds: this change was not made. ${FULL_ADVICE(dir)}`);
+      throw new NotKept(`the bridge keeps a week of what changes replace, ${budget(limits)}, and what this one would replace no longer fits beside the copies of other work it holds: this change was not made. ${FULL_ADVICE(dir)}`);
     }
-    if (!stored.has(sha256)) await writePrivate(join(dir, sha256), bytes);
+    if (!blobs.has(sha256)) await writePrivate(join(dir, sha256), bytes);
     await writeIndex(dir, kept);
     // Content no entry names goes: what the index named until now (past its week, or evicted) at once, and what a keep
     // cut short between the blob and the index left, looked for once a process (a look at every blob each keep was
     // most of a keep's time with a full index).
-    const named = new Set(kept.map((e) => e.sha256));
-    for (const name of new Set(all.map((e) => e.sha256))) if (!named.has(name)) await rm(join(dir, name), { force: true });
+    const named = stored(kept);
+    for (const name of stored(all)) if (!named.has(name)) await rm(join(dir, name), { force: true });
     if (!orphansSought.has(dir)) {
       orphansSought.add(dir);
       for (const name of await readdir(dir)) {
@@ -400,6 +418,17 @@ export async function keep(root: string, rel: string, bytes: Uint8Array, identit
 }
 
 
+/** `live`, with the copies of `rel` that `bytes` (its newest, `sha256`) begins with held in it (`of`): the last copy
+ *  stored whole is read, and where it is a prefix, it and those held in it are. A config's never are: how much room a
+ *  guess written to it took would tell how its text begins (review 42). */
+async function heldIn(dir: string, live: KeptEntry[], rel: string, bytes: Uint8Array, sha256: string): Promise<KeptEntry[]> {
+  const last = live.findLast((e) => e.path === rel && !e.of);
+  if (!last || mayServeAsConfig(rel) || last.sha256 === sha256 || last.size >= bytes.byteLength) return live;
+  const before = await readFile(join(dir, last.sha256)).catch(() => undefined);
+  if (!before || before.byteLength !== last.size || !sameBytes(before, bytes.subarray(0, last.size))) return live;
+  return live.map((e) => (e.path === rel && (e === last || e.of === last.sha256) ? { ...e, of: sha256 } : e));
+}
+
 /** What the bridge kept of `rel`, newest first. */
 export async function keptOf(root: string, rel: string, now = new Date(), limits = LIMITS): Promise<KeptEntry[]> {
   const since = now.getTime() - limits.keepMs;
@@ -410,6 +439,6 @@ export async function keptOf(root: string, rel: string, now = new Date(), limits
 export async function keptContent(root: string, rel: string, version: number): Promise<{ entry: KeptEntry; data: Uint8Array } | undefined> {
   const entry = (await keptOf(root, rel)).find((e) => e.version === version);
   if (!entry) return undefined;
-  const data = await readFile(join(await folderOf(root), entry.sha256)).catch(() => undefined);
+  const data = await readFile(join(await folderOf(root), entry.of ?? entry.sha256)).then((d) => d.subarray(0, entry.size), () => undefined);
   return data && createHash("sha256").update(data).digest("hex") === entry.sha256 ? { entry, data } : undefined;
 }

@@ -9,11 +9,12 @@ import { lstatSync, type BigIntStats, type Stats } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { dirname, join, posix } from "node:path";
 import type { FileChange, FsEntryKind, NamingError, RuntimeFs } from "../core/runtime/fs.js";
+import { ChangeRefused } from "../core/runtime/py-io.js";
 import { mayServeAsConfig } from "../core/catalog/config.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
 import { changedFailure, changedSince, stamped, createConfinedTree, hardLinkChange, leadsOut, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
-import { keepReplaced, landedOrDropped, noteWrite, sameBytes, type KeptEntry } from "./kept-versions.js";
+import { keepReplaced, landedOrDropped, NotKept, noteWrite, sameBytes, type KeptEntry } from "./kept-versions.js";
 import { sawFile, settledStamp } from "./mid-save.js";
 import { onDisk, twinRefusal, type Folders, type OnDisk } from "./spelled-names.js";
 import type { WsResult } from "../core/workspace/store.js";
@@ -245,7 +246,8 @@ export class NodeRuntimeFs implements RuntimeFs {
    *  tools. A change whose copy cannot be kept is refused (NotKept), before anything is changed. */
   private keepReplaced(root: string, rel: string, current: Uint8Array | undefined, next: Uint8Array | null): Promise<KeptEntry | undefined> {
     return keepReplaced(root, rel, current, next).catch((error: Error) => {
-      throw refusal(error.message, "EAGAIN");
+      // Full kept copies are no error of the file's: a ported script answers them as they are (ChangeRefused).
+      throw error instanceof NotKept ? Object.assign(new ChangeRefused(error.message), { code: "EAGAIN" }) : refusal(error.message, "EAGAIN");
     });
   }
 

@@ -8,7 +8,7 @@
 import { basename } from "node:path";
 import { fileStamp, landingRefusal, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
-import { keepReplaced, keptRoom, landedOrDropped, noteWrite, type Replaced } from "./kept-versions.js";
+import { keepReplaced, keptRoom, landedOrDropped, noteWrite, PULL_LIMITS, type Replaced } from "./kept-versions.js";
 import { filesHere, type Here, inSyncFolders, isLitter, type Local, readLocal, type Refusal, Report, sentence, sha256, shellWord, standingAt, SYNC_FOLDERS, SYNC_FOLDERS_TEXT, walkCutRefusal } from "./sync.js";
 import { isInstallFile, isPersonalFile, notCarried, pullLeaves, seededIgnore } from "../core/workspace/sync-kinds.js";
 import { mapLimited } from "../core/map-limited.js";
@@ -406,7 +406,7 @@ async function holdBackUnkept(o: SyncOptions, steps: Step[], plan: { localOf: Ma
   const forPath = (step: Step) => (step.op === "delete" || step.op === "litter" ? (step.for ?? step.path) : step.path);
   const byPath = new Map<string, Step[]>();
   for (const step of steps) if (step.op !== "record") byPath.set(forPath(step), [...(byPath.get(forPath(step)) ?? []), step]);
-  const room = await keptRoom(o.dir);
+  const room = await keptRoom(o.dir, new Date(), PULL_LIMITS);
   const held = new Map<string, string>();
   for (const [path, group] of byPath) {
     const copies: Replaced[] = [];
@@ -520,7 +520,7 @@ async function applyStep(o: SyncOptions, step: Exclude<Step, { op: "record" }>):
   // What the pull replaces is kept a week, as every bridge change keeps it (review 47: `pull --force` and a memory
   // merge replaced the user's own text with no copy); a copy of what a pull wrote itself is the first to go.
   if (local.kind === "large") return { ok: false, error: `${step.path} is too large to keep a copy of before the pull replaces it: move it aside, then pull.` };
-  const kept = await keepReplaced(o.dir, step.path, local.kind === "file" ? local.bytes : undefined, bytes ?? null).then((entry) => ({ entry }), (error: Error) => ({ error: error.message }));
+  const kept = await keepReplaced(o.dir, step.path, local.kind === "file" ? local.bytes : undefined, bytes ?? null, PULL_LIMITS).then((entry) => ({ entry }), (error: Error) => ({ error: error.message }));
   if ("error" in kept) return { ok: false, error: `${step.path}: ${kept.error}` };
   // A change that does not land (a save here meanwhile, a refusal) keeps nothing (landedOrDropped).
   const done = await landedOrDropped(o.dir, kept.entry, () => bytes === undefined

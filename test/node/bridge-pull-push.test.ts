@@ -1457,13 +1457,13 @@ it("holds back whole, before changing anything, what --force would replace past 
   writeFileSync(join(target, "_bmad-output/edited.md"), "e, changed here\n");
   const mine = [...numbered("_bmad-output/plan.md/", 10), ...numbered("_bmad-output/small.md/", 2)];
   for (const path of mine) (mkdirSync(dirname(join(target, path)), { recursive: true }), writeFileSync(join(target, path), `${path}, mine\n`));
-  // A week of copies of the user's other work, as earlier changes left them: room for 3 more of the 2,000.
+  // A week of copies of the user's other work, as earlier changes left them: room for 3 more of a pull's 4,800.
   const kept = join(locksFolderPath("kept"), createHash("sha256").update(realpathSync(target)).digest("hex").slice(0, 32));
   const old = createHash("sha256").update("old\n").digest("hex");
   mkdirSync(kept, { recursive: true, mode: 0o700 });
   writeFileSync(join(kept, old), "old\n");
   const entry = (i: number) => JSON.stringify({ path: `_bmad-output/old/${i}.md`, sha256: old, size: 4, version: Number.parseInt(old.slice(0, 12), 16), at: new Date().toISOString() });
-  writeFileSync(join(kept, "index.jsonl"), Array.from({ length: 1997 }, (_, i) => `${entry(i)}\n`).join(""));
+  writeFileSync(join(kept, "index.jsonl"), Array.from({ length: 4797 }, (_, i) => `${entry(i)}\n`).join(""));
 
   const out = await cli(["pull", "--remote", remote, "--project", "x", "--dir", target, "--force"]);
   expect(out.code, out.stderr).toBe(0);
@@ -1474,7 +1474,7 @@ it("holds back whole, before changing anything, what --force would replace past 
   expect((await keptOf(target, "_bmad-output/edited.md")).length).toBe(1);
   expect((await keptContent(target, "_bmad-output/small.md/0000.md", (await keptOf(target, "_bmad-output/small.md/0000.md"))[0]!.version))?.data).toEqual(Buffer.from("_bmad-output/small.md/0000.md, mine\n"));
   // What does not: held back whole, every file of it where it was, and the way on named.
-  expect(out.stdout).toContain("left     _bmad-output/plan.md (replacing what is here (10 files) keeps a copy of each, and the bridge has room for 3 more copies (100.0 MiB) of the 2,000 copies and 100 MiB it keeps a week: commit them to git and remove them here, or move them aside, then pull again)\n");
+  expect(out.stdout).toContain("left     _bmad-output/plan.md (replacing what is here (10 files) keeps a copy of each, and the bridge has room for 0.0 MiB more of the 75 MiB of copies (each counted as 16 KiB at least) it keeps a week for a pull: commit them to git and remove them here, or move them aside, then pull again)\n");
   for (const path of numbered("_bmad-output/plan.md/", 10)) expect(readFileSync(join(target, path), "utf8")).toBe(`${path}, mine\n`);
   expect(out.stdout).toContain(": 1 added, 1 updated, 2 deleted, 1 unchanged, 3 local changes replaced by the remote's, 1 left on the remote.");
   expect(`${out.stdout}${out.stderr}`).not.toMatch(/[Nn]othing was changed|remove \S*kept/);
@@ -1485,7 +1485,7 @@ it("holds back whole, before changing anything, what --force would replace past 
   listed.splice(listed.indexOf("_bmad-output/gone.md"), 1, "_bmad-output/gone.md/new.md");
   const again = await cli(["pull", "--remote", remote, "--project", "x", "--dir", target, "--force"]);
   expect(again.code, again.stderr).toBe(0);
-  expect(again.stdout).toContain("left     _bmad-output/gone.md (replacing what is here (a file) keeps a copy of it, and the bridge has room for 0 more copies (100.0 MiB) of the 2,000 copies and 100 MiB it keeps a week: commit it to git and remove it here, or move it aside, then pull again)\n");
+  expect(again.stdout).toContain("left     _bmad-output/gone.md (replacing what is here (a file) keeps a copy of it, and the bridge has room for 0.0 MiB more of the 75 MiB of copies (each counted as 16 KiB at least) it keeps a week for a pull: commit it to git and remove it here, or move it aside, then pull again)\n");
   expect(again.stdout).toContain("left     _bmad-output/gone.md/new.md (_bmad-output/gone.md stands in its way, and its deletion is held back above)\n");
   expect(again.stdout).toContain("left     _bmad-output/plan.md (replacing what is here (10 files)");
   expect(again.stdout).toContain(": 0 added, 0 updated, 0 deleted, 2 unchanged, 3 left on the remote.");

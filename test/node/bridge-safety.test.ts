@@ -13,7 +13,7 @@ import { PYTHON } from "../fixtures/runtime/harness.js";
 import { connectBridge, installedProjects, madeOnce, toolText as text, usersNode, waitFor, whileSwapped } from "./helpers.js";
 import { withStreams } from "../shared/run-output.js";
 import { writeConfined } from "../../src/bridge/confined-fs.js";
-import { contentVersion, keep, keepReplaced, keptContent, keptOf, NotKept, noteWritten, sweepIdle, sweepWhenDue } from "../../src/bridge/kept-versions.js";
+import { contentVersion, keep, keepReplaced, keptContent, keptOf, NotKept, noteWritten, PULL_LIMITS, sweepIdle, sweepWhenDue } from "../../src/bridge/kept-versions.js";
 import { userInfo } from "node:os";
 import { lockFolder, locksFolderPath, machineId, withFileLock } from "../../src/bridge/file-lock.js";
 import { LOCKS as FAULT_LOCKS } from "../../scripts/faults-bridge.js";
@@ -1097,7 +1097,7 @@ describe("what a change replaced is kept a week", () => {
 
   it("keeps what it kept first until its week is out: a model's churn cannot push out what it first overwrote", async () => {
     const root = tmp.project("kept-limits");
-    const limits = { maxEntries: 4, maxPerFile: 2, maxFileBytes: 100, maxBytes: 10, keepMs: 60_000 };
+    const limits = { minCopyBytes: 1, maxPerFile: 2, maxFileBytes: 100, maxBytes: 10, keepMs: 60_000 };
     const t = (s: number) => new Date(Date.UTC(2026, 10, 28, 12, 0, s));
     const text = (s: string) => new TextEncoder().encode(s);
     const kept = async (rel: string, at: Date) => Promise.all((await keptOf(root, rel, at, limits)).map(async (e) => new TextDecoder().decode((await keptContent(root, rel, e.version))?.data)));
@@ -1132,27 +1132,28 @@ describe("what a change replaced is kept a week", () => {
     const full = await keep(root, "plan.md", text("PLAN"), "test", t(152), shared).then(() => undefined, (error: Error) => error);
     expect(full).toBeInstanceOf(NotKept);
     // Review 175: it advised removing the kept folder, the only copies of what earlier changes replaced.
-    expect(full!.message).toContain("this change was not made. Commit the project to git; the copies, in ");
-    expect(full!.message).toContain("may be the only ones of files changes replaced or deleted, so have the user look through them before removing any");
+    // Review 345: it advised committing to git, which freed nothing; it names what does.
+    expect(full!.message).toContain("this change was not made. Room comes back as each copy's week is out; sooner, the user can look through the copies in ");
+    expect(full!.message).toContain("Never remove the folder whole: its copies may be the only ones of files changes replaced or deleted.");
     expect(full!.message).not.toMatch(/remove \S+ to start afresh/);
     await noteWritten(root, "draft.md", text("DRAFT"), "test", t(153));
     await keep(root, "draft.md", text("DRAFT"), "test", t(153), shared);
     expect(await keptOf(root, "draft.md", t(153), shared)).toEqual([]);
     // Review 41: the bridge's notes are not forgotten past a count (forgotten, its own copies counted as the user's).
     for (let i = 0; i < 2100; i++) await noteWritten(root, `n/${i}.md`, text(`n${i}`), "test", t(154));
-    await keep(root, "n/0.md", text("n0"), "test", t(155), { ...shared, maxEntries: 100, maxBytes: 1000 });
+    await keep(root, "n/0.md", text("n0"), "test", t(155), { ...shared, maxBytes: 1000 });
     expect((await keptOf(root, "n/0.md", t(155), shared)).map((e) => e.by)).toEqual(["bridge"]);
     // Nor is a copy of the same text the bridge's if the file is not the one it wrote (an editor's save of it).
-    await keep(root, "n/1.md", text("n1"), "another file", t(155), { ...shared, maxEntries: 100, maxBytes: 1000 });
+    await keep(root, "n/1.md", text("n1"), "another file", t(155), { ...shared, maxBytes: 1000 });
     expect((await keptOf(root, "n/1.md", t(155), shared)).map((e) => e.by)).toEqual([undefined]);
     // A path past what the index once read keeps its copy (review 41: it was dropped at the next keep).
     const deep = `${"d/".repeat(700)}x.md`;
-    await keep(root, deep, text("DEEP"), "test", t(156), { ...shared, maxEntries: 100, maxBytes: 1000 });
-    await keep(root, "after.md", text("A"), "test", t(157), { ...shared, maxEntries: 100, maxBytes: 1000 });
+    await keep(root, deep, text("DEEP"), "test", t(156), { ...shared, maxBytes: 1000 });
+    await keep(root, "after.md", text("A"), "test", t(157), { ...shared, maxBytes: 1000 });
     expect((await keptOf(root, deep, t(157), shared)).length).toBe(1);
     // The budget counts each copy whole, though the same content is stored once (review 42: a guess that matched a kept
     // text took no room, and so evicted nothing, where a wrong one did).
-    const tight = { ...shared, maxEntries: 100, maxBytes: 10 };
+    const tight = { ...shared, maxBytes: 10 };
     const other = tmp.project("kept-whole");
     await keep(other, "a.md", text("AAAAA"), "test", t(160), tight);
     await keep(other, "b.md", text("AAAAA"), "test", t(161), tight);
@@ -1160,6 +1161,50 @@ describe("what a change replaced is kept a week", () => {
     expect(await keptOf(root, "plan.md", t(153), shared)).toEqual([]);
     expect((await keptOf(root, "later.md", t(153), shared)).length + (await keptOf(root, "notes.md", t(153), shared)).length).toBe(2);
   }, 90_000);
+
+  it("keeps an append-only file's copies as the newest's first bytes, each read back whole (review 345)", async () => {
+    const root = tmp.project("kept-appended");
+    const limits = { minCopyBytes: 1, maxPerFile: 100, maxFileBytes: 1000, maxBytes: 1000, keepMs: 60_000 };
+    const at = (s: number) => new Date(Date.UTC(2026, 10, 28, 12, 0, s));
+    // A 300-byte memlog changed by turns (the user's editor, then a script's append): 20 whole copies were 6,000 bytes,
+    // and every later change was refused.
+    let log = "x".repeat(300);
+    const versions: [number, string][] = [];
+    for (let i = 0; i < 20; i++) {
+      log += `- entry ${i}\n`;
+      const entry = await keep(root, ".memlog.md", new TextEncoder().encode(log), "editor", at(i), limits);
+      versions.push([entry!.version, log]);
+    }
+    for (const [version, text] of versions) expect(new TextDecoder().decode((await keptContent(root, ".memlog.md", version))?.data)).toBe(text);
+    // Text that does not begin with the last copy is kept whole beside them.
+    expect(await keep(root, ".memlog.md", new TextEncoder().encode("rewritten"), "editor", at(30), limits)).toBeDefined();
+    expect((await keptOf(root, ".memlog.md", at(30), limits)).length).toBe(21);
+  });
+
+  it("leaves room for the user's own changes past a pull's copies, and answers a full budget without a traceback (review 345)", async () => {
+    const dir = tmp.project("kept-full");
+    writeFileSync(join(dir, "own.md"), "the owner's notes\n");
+    const client = await connect(dir);
+    // A collaborator's pull kept 4,800 small copies, all a pull may take (75 MiB at 16 KiB each): 2,000 once refused
+    // every change for a week.
+    const kept = join(locksFolderPath("kept"), createHash("sha256").update(realpathSync(dir)).digest("hex").slice(0, 32));
+    const old = createHash("sha256").update("old\n").digest("hex");
+    mkdirSync(kept, { recursive: true, mode: 0o700 });
+    writeFileSync(join(kept, old), "old\n");
+    const entry = (i: number) => JSON.stringify({ path: `pulled/${i}.md`, sha256: old, size: 4, version: Number.parseInt(old.slice(0, 12), 16), at: new Date().toISOString() });
+    const fill = (n: number) => writeFileSync(join(kept, "index.jsonl"), Array.from({ length: n }, (_, i) => `${entry(i)}\n`).join(""));
+    fill(4800);
+    expect((await files(client, { action: "append", path: "own.md", content: "a line\n" })).isError).toBe(false);
+    await expect(keep(dir, "pulled/next.md", new TextEncoder().encode("theirs"), "pull", new Date(), PULL_LIMITS)).rejects.toThrow(NotKept);
+    // The whole budget full: a ported script's change is refused as a reason, not a traceback.
+    fill(6400);
+    await bmadRun(client, "uv run {project-root}/_bmad/scripts/memlog.py init --workspace {project-root}/w");
+    writeFileSync(join(dir, "w/.memlog.md"), `${readFileSync(join(dir, "w/.memlog.md"), "utf8")}- [event] the user's line\n`);
+    const refused = await call(client, "bmad-run", { command: 'uv run {project-root}/_bmad/scripts/memlog.py append --workspace {project-root}/w --text "one"' });
+    expect(refused.text).toContain("Not made: ");
+    expect(refused.text).toContain("100 MiB of copies (each counted as 16 KiB at least)");
+    expect(refused.text).not.toContain("Traceback");
+  }, 60_000);
 
   it("keeps the user's version however the model drafts and churns around it, and a copy of every one of many changes at once (review 39)", async () => {
     const { dir } = sharedProject();

@@ -4,6 +4,7 @@ import { ArgparseExit } from "./argparse.js";
 import { ScriptTimeout } from "./budget.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { pyInt } from "./py-int.js";
+import { ChangeRefused } from "./py-io.js";
 import { PyError } from "./py-json.js";
 
 export interface Output {
@@ -32,6 +33,7 @@ export async function runScript(body: (out: Output) => Promise<number>): Promise
     if (error instanceof ArgparseExit) return { stdout: out.stdout + error.out, stderr: out.stderr + error.err, exitCode: error.status };
     // Not Python's: the run was stopped, as the bridge stops a real script at its limit.
     if (error instanceof ScriptTimeout) return { stdout: out.stdout, stderr: `${out.stderr}Stopped: ${error.message}.\n`, exitCode: 1, timedOut: true };
+    if (error instanceof ChangeRefused) return { stdout: out.stdout, stderr: `${out.stderr}Not made: ${error.message}\n`, exitCode: 1 };
     // Python prints a traceback and exits 1; its last line names the exception.
     const last = error instanceof PyError ? (error.message ? `${error.pyType}: ${error.message}` : error.pyType) : `${error instanceof Error ? error.name : "Error"}: ${error instanceof Error ? error.message : String(error)}`;
     return { stdout: out.stdout, stderr: `${out.stderr}Traceback (most recent call last):\n${last}\n`, exitCode: 1 };

@@ -19,6 +19,10 @@ export function osError(code: keyof typeof ERRNO, path: string): PyError {
   return new PyError(type, `[Errno ${errno}] ${text}: ${repr(path)}`);
 }
 
+/** A change the door refused for a reason that is not the file's (the bridge's kept copies are full): no OSError a
+ *  script catches, and its run answers the reason as it is, never as a traceback (review 345). */
+export class ChangeRefused extends Error {}
+
 /** Whether `except OSError` catches it: the OSError or one of its subclasses these ports raise. */
 export function isOsError(error: unknown): error is PyError {
   return error instanceof PyError && (error.pyType === "OSError" || Object.values(ERRNO).some(([, , type]) => type === error.pyType));
@@ -44,7 +48,7 @@ async function guard<T>(path: string, op: () => Promise<T>): Promise<T> {
   try {
     return await op();
   } catch (error) {
-    throw asOsError(error, path);
+    throw error instanceof ChangeRefused ? error : asOsError(error, path);
   }
 }
 
