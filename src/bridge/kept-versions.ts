@@ -7,8 +7,10 @@
 // costs at least MIN_COPY_BYTES: 2,000 tiny copies filled an entry cap and locked the user out for a week, review 345).
 // A pull may fill 3/4 of it at most (PULL_LIMITS): the rest is the user's own changes' (bmad-files, bmad-run), so a
 // collaborator's pull never refuses them. A copy whose bytes a newer copy of the same file begins with (an append-only
-// file: a memlog) is stored as that copy's first bytes (`of`), and past a file's share only such copies go, their bytes
-// still in the newer one: a 1 MB memlog changed by turns kept 104 whole copies and refused every append (review 345). What the
+// file: a memlog) is stored as that copy's first bytes (`of`), costing the budget only its floor: a 1 MB memlog changed
+// by turns kept 104 whole copies and refused every append (review 345). Such a copy of the user's stays as their others
+// do: each version history lists stays restorable (review 347: past a file's 100 copies, a restore dropped listed
+// versions of the user's own). What the
 // bridge did not write itself (the user's work, git's, a pull's) is never pushed out by copies of what it wrote (the
 // model's own drafts and churn: review 39): a change whose copy of such content cannot be kept is refused, and so is
 // one whose copy cannot be written at all. No change lands without its way back.
@@ -55,11 +57,10 @@ function within(all: KeptEntry[], limits: KeptLimits): { kept: KeptEntry[]; fits
   const firsts = new Set([...byPath.values()].map((list) => list[0]!));
   // A copy others are held in stays while they do: its bytes are theirs too.
   const holders = new Set(all.flatMap((e) => (e.of ? [`${e.path}\0${e.of}`] : [])));
-  const mayGo = (e: KeptEntry) => (e.by === "bridge" || e.of !== undefined) && !holders.has(`${e.path}\0${e.sha256}`);
+  const mayGo = (e: KeptEntry) => e.by === "bridge" && !holders.has(`${e.path}\0${e.sha256}`);
   const dropped = new Set<KeptEntry>();
   for (const [first, ...rest] of byPath.values()) {
-    // The first and the user's, then the newest of the bridge's, and of those held in a newer copy (whose bytes stay in
-    // it), that fit the file's share.
+    // The first and the user's, then the newest of the bridge's that fit the file's share.
     const stay = rest.filter((e) => !mayGo(e));
     let count = 1 + stay.length;
     let bytes = cost(first!, limits) + stay.reduce((sum, e) => sum + cost(e, limits), 0);

@@ -1179,6 +1179,17 @@ describe("what a change replaced is kept a week", () => {
     // Text that does not begin with the last copy is kept whole beside them.
     expect(await keep(root, ".memlog.md", new TextEncoder().encode("rewritten"), "editor", at(30), limits)).toBeDefined();
     expect((await keptOf(root, ".memlog.md", at(30), limits)).length).toBe(21);
+    // Past a file's share of copies, the user's stay, each version listed still read back (review 347: a restore
+    // dropped 29 listed versions of the user's own).
+    const few = { ...limits, maxPerFile: 5 };
+    const many = tmp.project("kept-appended-many");
+    const mine: [number, string][] = [];
+    for (let i = 0; i < 12; i++) {
+      log += `- more ${i}\n`;
+      mine.push([(await keep(many, ".memlog.md", new TextEncoder().encode(log), "editor", at(i), few))!.version, log]);
+    }
+    expect((await keptOf(many, ".memlog.md", at(12), few)).length).toBe(12);
+    for (const [version, text] of mine) expect(new TextDecoder().decode((await keptContent(many, ".memlog.md", version))?.data)).toBe(text);
   });
 
   it("leaves room for the user's own changes past a pull's copies, and answers a full budget without a traceback (review 345)", async () => {
