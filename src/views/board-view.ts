@@ -3,7 +3,7 @@
 import { resultText, ViewApp, type ToolResult } from "./app.js";
 import { errorBox, h, show } from "./dom.js";
 
-interface Board { project: string; path: string; version: number; columns: string[]; epics: Array<{ epic: string; status: string; retrospective?: string; stories: Array<{ key: string; status: string; written?: string }> }>; hidden?: { epics: number; stories: number }; actions?: Array<{ epic: string; action: string; status: string }>; others?: string; access?: "read" | "write" }
+interface Board { project: string; path: string; version: number; columns: string[]; epics: Array<{ epic: string; status: string; retrospective?: string; stories: Array<{ key: string; status: string; written?: string }> }>; hidden?: { epics: number; stories: number }; actions?: Array<{ epic: string; action: string; status: string }>; actions_left_out?: number; moved?: string; others?: string; access?: "read" | "write" }
 
 const app = new ViewApp("bmad-board");
 const root = document.getElementById("app")!;
@@ -39,9 +39,11 @@ function showBoard(result: ToolResult, notice?: string): void {
       h("section", { class: "epic", "data-epic": e.epic }, h("h2", {}, `${e.epic}${e.status ? ` · ${e.status}` : ""}${e.retrospective ? ` · retrospective ${e.retrospective}` : ""}`),
         h("div", { class: "columns" }, ...board.columns.map((c) => h("div", { class: "column", "data-status": c }, h("h3", {}, c), ...e.stories.filter((s) => s.status === c).map(card)))))),
     board.hidden ? h("p", { class: "note" }, `${board.hidden.epics} more epics and ${board.hidden.stories} more stories not shown.`) : null,
-    board.actions ? h("section", { class: "actions" }, h("h2", {}, "Open action items"), h("ul", {}, ...board.actions.map((a) => h("li", {}, `epic ${a.epic}: ${a.action} (${a.status})`)))) : null,
+    board.actions ? h("section", { class: "actions" }, h("h2", {}, "Open action items"), h("ul", {}, ...board.actions.map((a) => h("li", {}, `epic ${a.epic}: ${a.action} (${a.status})`))), board.actions_left_out ? h("p", { class: "note" }, `${board.actions_left_out} more open action items not shown.`) : null) : null,
   );
   if (notice) root.prepend(errorBox(notice));
+  // What a move says beyond the board (the story's own file says another status: review 348), above it.
+  else if (board.moved) root.prepend(h("p", { class: "note moved" }, board.moved));
 }
 
 app.onResult = showBoard;

@@ -24,9 +24,10 @@ function showMap(result: ToolResult): void {
   if (result.isError) return show(root, errorBox(resultText(result)));
   const map = result.structuredContent as unknown as ProjectMap;
   // The message goes as the user's own words: it says exactly what the button shows, and the project in the header.
-  const start = (verb: string, skill: string, title: string) => {
+  const start = (verb: string, skill: string, title: string, story?: string) => {
     const label = `${verb} ${title} (${skill})`;
-    return h("button", { class: "start", "data-skill": skill, click: () => void app.sendMessage(`${label} on project "${map.project}".`) }, label);
+    // The story the sprint names goes with it, as the line above the button shows it (review 348).
+    return h("button", { class: "start", "data-skill": skill, click: () => void app.sendMessage(`${label} on project "${map.project}"${story ? `, story ${story}` : ""}.`) }, label);
   };
   const open = async (path: string) => showDocument(app, root, await app.callTool("bmad-doc", { project: map.project, path }), () => showMap(result));
   const artifact = (a: Artifact) =>
@@ -41,7 +42,7 @@ function showMap(result: ToolResult): void {
     h("header", {}, h("h1", {}, `Project ${map.project}`),
       // A begun step not settled (a draft PRD) is resumed, as get_workflow_status says.
       // Once a sprint is planned, what its status says (the story, or all done), as the map's text says it.
-      map.next ? h("p", { class: "next" }, `Next: ${map.next.resume ? "resume " : ""}${map.next.title} (${map.next.phase})${map.next.sprint?.story ? `, story ${map.next.sprint.story}` : ""} `, start(map.next.resume ? "Resume" : "Start", map.next.skill, map.next.title)) : h("p", { class: "next" }, map.sprint?.all_done ? `Every story, epic and retrospective in ${map.sprint.path} is done.` : map.catalog_rows_left_out ? "No required workflow left to do among the catalog's rows read." : "Every required workflow from the first one begun is done."),
+      map.next ? h("p", { class: "next" }, `Next: ${map.next.resume ? "resume " : ""}${map.next.title} (${map.next.phase})${map.next.sprint ? `${map.next.sprint.story ? `, story ${map.next.sprint.story}` : ""}: ${map.next.sprint.reason}` : ""} `, start(map.next.resume ? "Resume" : "Start", map.next.skill, map.next.title, map.next.sprint?.story)) : h("p", { class: "next" }, map.sprint?.all_done ? `Every story, epic and retrospective in ${showName(map.sprint.path)} is done.` : map.catalog_rows_left_out ? "No required workflow left to do among the catalog's rows read." : "Every required workflow from the first one begun is done."),
       // A cut catalog may have left out the next workflow, and whole phases.
       map.catalog_rows_left_out ? h("p", { class: "note" }, `${map.catalog_rows_left_out} rows of bmad-help.csv left out, past the rows a help catalog gives. Remove the rows that do not belong there.`) : null),
     h("div", { class: "phases" }, ...map.phases.map((p) =>

@@ -87,14 +87,16 @@ describe("the views on the Worker", () => {
     // In UTC, said so: the remote's text answers give its times so (review 281: no zone was named).
     expect(await prd.locator(".meta").textContent()).toMatch(/ v\d+ · \S+ · \d{4}-\d\d-\d\d \d\d:\d\d UTC$/);
     await shot(page, "map-worker");
-    const next = (result.structuredContent as { next?: { skill: string } }).next;
+    const next = (result.structuredContent as { next?: { skill: string; sprint?: { story?: string } } }).next;
     if (next) {
       await frame.locator(".next .start").click();
       await expect.poll(async () => (await hostState(page)).messages.length).toBe(1);
-      // Sent as the user's words: what the button shows, and the project, nothing more (review 33).
+      // Sent as the user's words: what the button shows, and the project, and the story the line names (reviews 33, 348).
       const label = await frame.locator(".next .start").textContent();
       expect(label).toContain(next.skill);
-      expect((await hostState(page)).messages[0]!.content[0]!.text).toBe(`${label} on project "${PROJECT}".`);
+      const story = next.sprint?.story;
+      expect((await hostState(page)).messages[0]!.content[0]!.text).toBe(`${label} on project "${PROJECT}"${story ? `, story ${story}` : ""}.`);
+      if (story) expect(await frame.locator(".next").textContent()).toContain(`story ${story}: `);
     } else {
       expect(await frame.locator(".next").textContent()).toContain("Every required workflow");
     }

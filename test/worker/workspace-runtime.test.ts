@@ -694,7 +694,11 @@ describe("the project map", () => {
     for (const path of [`${planning}/prd.md`, `${planning}/architecture.md`]) await bea.files({ action: "write", project: name, path, content: "---\nstatus: final\n---\n# Final\n" });
     await bea.files({ action: "write", project: name, path: `${planning}/epics.md`, content: "# Epics\n" });
     await bea.files({ action: "write", project: name, path: sprint, content: "development_status:\n  epic-1: in-progress\n  1-1-add-todo: review\n  1-2-list-todos: done\n  epic-1-retrospective: optional\n" });
+    // A file of that name elsewhere, all done, is not the sprint's (review 348: one in a subfolder set Next).
+    await bea.files({ action: "write", project: name, path: `${impl}/0-old/sprint-status.yaml`, content: "development_status:\n  epic-1: done\n  1-1-add-todo: done\n  epic-1-retrospective: done\n" });
     const review = await map();
+    expect(review.sprint).toEqual({ path: sprint, all_done: false });
+    expect((await bea.call("get_workflow_status", { project: name })).text).toContain(`\`${sprint}\` holds the sprint plan`);
     expect(review.next).toEqual({ skill: "bmad-code-review", title: expect.any(String), phase: expect.any(String), sprint: { story: "1-1-add-todo", reason: "review the completed implementation" } });
     expect(review.text).toMatch(/\nNext: bmad-code-review \([^)]*\) for _bmad-output\/implementation-artifacts\/sprint-status\.yaml, story 1-1-add-todo: review the completed implementation\. \* required\.$/);
     expect(review.done.get("bmad-retrospective")).toBe(false);

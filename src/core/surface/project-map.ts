@@ -6,11 +6,12 @@
 import { byAt, withShownTime, type FileContent, type ListedFile, type WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
-import { configOf, FRONTMATTER_BYTES, frontmatterOf, helpFor, isSprintStatus, outermost, projectFolder, workDocument, type HelpRow, type WorkDocument } from "./earlier-work.js";
+import { configOf, FRONTMATTER_BYTES, frontmatterOf, helpFor, outermost, projectFolder, workDocument, type HelpRow, type WorkDocument } from "./earlier-work.js";
 import { othersNote, othersSuffix } from "../workspace/line-authors.js";
 import { asOneLine, showName } from "../lines.js";
 import { helpRowsLeftOut } from "../workspace/installer-manifests.js";
 import { isMemlogPath } from "../runtime/memlog-text.js";
+import { sprintPlanPath } from "./sprint-board.js";
 import { nextStep, othersWrote, plannedSteps, settles, sprintStands, stepFiles, stepWord } from "./project-state.js";
 
 /** Documents read for their status, at most; memlogs read, at most; entries shown of each. */
@@ -72,7 +73,8 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   const settled = new Set(steps.filter((s) => s.settled.length).map((s) => s.skill));
   // Where a sprint is planned, Next is get_workflow_status's with it, then what the sprint says (review 339: the map
   // said bmad-build of a sprint all done).
-  const sprint = docs.find((d) => isSprintStatus(d.path))?.path;
+  const plan = await sprintPlanPath(reader, runtime);
+  const sprint = docs.find((d) => d.path === plan)?.path;
   const stands = sprint === undefined ? undefined : await sprintStands(runtime, sprint);
   const doneBy = (row: HelpRow) => {
     if (row.required) return settled.has(row.skill);

@@ -4,7 +4,8 @@
 import { TOOL } from "./names.js";
 import { isSettledStatus } from "./settled.js";
 import { codeSpan } from "../workspace/paths.js";
-import { helpFor, isSprintStatus, projectWork, type WorkDocument } from "./earlier-work.js";
+import { helpFor, projectWork, type WorkDocument } from "./earlier-work.js";
+import { sprintPlanPath } from "./sprint-board.js";
 import type { SurfaceDeps } from "./deps.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { Catalog } from "../catalog/catalog.js";
@@ -39,7 +40,8 @@ export async function projectState(deps: SurfaceDeps, project: string | undefine
   const found = deps.runtime ? await deps.runtime(project, { lazy: true, preload: [] }) : undefined;
   if (!found?.ok) return undefined;
   const work = await projectWork(deps.reader, found.runtime);
-  const sprint = work.documents.find((d) => isSprintStatus(d.path))?.path;
+  const planned = await sprintPlanPath(deps.reader, found.runtime);
+  const sprint = work.documents.find((d) => d.path === planned)?.path;
   const next = sprint ? await sprintNext(deps, found.runtime, sprint, project, runs) : undefined;
   const steps = await plannedSteps(deps.reader, work.documents);
   // A sprint file settles no planning step begun before it (review 325: a member's sprint-status.yaml hid the owner's

@@ -36,6 +36,8 @@ export interface Board {
   epics: Array<{ epic: string; status: string; retrospective?: string; stories: Array<{ key: string; status: string; written?: string }> }>;
   /** The retrospectives' action items not done (sprint_plan.py status's open_action_items), at most MAX_ACTIONS. */
   actions?: Array<{ epic: string; action: string; status: string }>;
+  /** Open action items past MAX_ACTIONS, not listed. */
+  actions_left_out?: number;
   /** What the board leaves out past its caps. */
   hidden?: { epics: number; stories: number };
   /** Who other than the caller wrote lines of the file, and which, as every answer says it (othersNote): a collaborator's story keys and
@@ -58,13 +60,16 @@ function statusText(path: string, data: Uint8Array): Result<{ text: string }> {
   return text === undefined ? { ok: false, error: `${path} is not UTF-8: save it as UTF-8 (BMAD's sprint scripts refuse it too).` } : { ok: true, text };
 }
 
-async function boardPath(reader: BundleReader, runtime: ProjectRuntime): Promise<string | undefined> {
+/** The project's sprint plan, where BMAD's sprint scripts keep it: the config's implementation_artifacts folder's
+ *  sprint-status.yaml. The board, a move, the map and get_workflow_status read this one (review 348: a file of that
+ *  name planted in a subfolder set the map's Next). */
+export async function sprintPlanPath(reader: BundleReader, runtime: ProjectRuntime): Promise<string | undefined> {
   const folder = projectFolder("implementation_artifacts", await configOf(reader, runtime), runtime.root);
   return folder === undefined ? undefined : `${folder}/${FILE}`;
 }
 
 export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, files: WorkspaceFiles): Promise<Result<{ value: Board }>> {
-  const path = await boardPath(reader, runtime);
+  const path = await sprintPlanPath(reader, runtime);
   if (!path) return { ok: false, error: "This project's config names no implementation_artifacts folder, where sprint-status.yaml lives." };
   const read = await files.read(path);
   if (!read.ok) return { ok: false, error: read.kind === "not_found" ? `No ${path} yet: BMAD's sprint planning (bmad-sprint-planning) writes it.` : read.error };
@@ -116,21 +121,25 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
     epicOf(story[1]!).stories.push({ key, status: column, ...(column === status ? {} : { written: status }) });
   }
   const others = read.value.others?.length ? { others: othersNote(read.value.others) } : {};
-  const actions = openActions((data as { action_items?: unknown }).action_items);
-  return { ok: true, value: { path, version: read.value.version, columns: unknown ? [...STORY_STATUSES, OTHER] : STORY_STATUSES, ...capped([...epics.values()]), ...(actions.length ? { actions } : {}), ...others } };
+  const open = openActions((data as { action_items?: unknown }).action_items);
+  const actions = open.slice(0, MAX_ACTIONS);
+  const leftOut = open.length - actions.length;
+  return { ok: true, value: { path, version: read.value.version, columns: unknown ? [...STORY_STATUSES, OTHER] : STORY_STATUSES, ...capped([...epics.values()]), ...(actions.length ? { actions } : {}), ...(leftOut ? { actions_left_out: leftOut } : {}), ...others } };
 }
 
 /** Open action items the board lists, at most (a retrospective writes a few). */
 const MAX_ACTIONS = 20;
 
-/** The retrospectives' action items not done, as sprint_plan.py status lists them (review 339: the board showed none),
- *  each written out as a story key is (showName). */
+/** The statuses of an action item sprint_plan.py status lists as open (its ACTION_STATUSES but done). */
+const OPEN_ACTION = new Set(["open", "in-progress"]);
+
+/** The retrospectives' action items open, as sprint_plan.py status lists them (review 339: the board showed none;
+ *  review 348: one of a status the script skips was listed), each written out as a story key is (showName). */
 function openActions(items: unknown): NonNullable<Board["actions"]> {
   if (!Array.isArray(items)) return [];
   const shown = (value: unknown) => showName(typeof value === "string" || typeof value === "number" ? String(value) : "").slice(0, 300);
   return items
-    .filter((item): item is Record<string, unknown> => Boolean(item) && typeof item === "object" && !Array.isArray(item) && (item as { status?: unknown }).status !== "done" && typeof (item as { status?: unknown }).status === "string")
-    .slice(0, MAX_ACTIONS)
+    .filter((item): item is Record<string, unknown> => Boolean(item) && typeof item === "object" && !Array.isArray(item) && OPEN_ACTION.has((item as { status?: unknown }).status as string))
     .map((item) => ({ epic: shown(item.epic), action: shown(item.action), status: shown(item.status) }));
 }
 
@@ -156,7 +165,7 @@ const MOVE_PAUSE_MS = 10;
 
 /** A move made: the status file's path and new version, and the story's status before it. */
 export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, files: WorkspaceFiles, story: string, status: string, ifVersion?: number): Promise<Result<{ path: string; version: number; from: string }>> {
-  const path = await boardPath(reader, runtime);
+  const path = await sprintPlanPath(reader, runtime);
   if (!path) return { ok: false, error: "This project's config names no implementation_artifacts folder." };
   if (!STORY.test(story)) return { ok: false, error: `"${story.slice(0, 100)}" is not a story key (epic-story-name, e.g. 1-2-login).` };
   const now = wallTimeIn(await runtime.timeZone?.(), new Date());
@@ -198,8 +207,8 @@ const hiddenNote = (hidden: { epics: number; stories: number }) =>
 
 export function boardText(board: Board): string {
   const lines = [`${board.path} (version ${board.version}${othersSuffix(board.others)}), columns ${board.columns.join(" | ")}:`];
-  for (const e of board.epics) lines.push(`${e.epic}${e.status ? ` [${e.status}${e.retrospective ? `, retrospective ${e.retrospective}` : ""}]` : ""}: ${e.stories.map((s) => `${s.key}=${s.status}${s.written ? ` (written ${JSON.stringify(s.written)})` : ""}`).join(", ") || "no stories"}`);
+  for (const e of board.epics) lines.push(`${e.epic}${e.status || e.retrospective ? ` [${[e.status, e.retrospective && `retrospective ${e.retrospective}`].filter(Boolean).join(", ")}]` : ""}: ${e.stories.map((s) => `${s.key}=${s.status}${s.written ? ` (written ${JSON.stringify(s.written)})` : ""}`).join(", ") || "no stories"}`);
   if (board.hidden) lines.push(hiddenNote(board.hidden));
-  if (board.actions) lines.push(`Open action items: ${board.actions.map((a) => `epic ${a.epic}: ${a.action} (${a.status})`).join("; ")}`);
+  if (board.actions) lines.push(`Open action items: ${board.actions.map((a) => `epic ${a.epic}: ${a.action} (${a.status})`).join("; ")}${board.actions_left_out ? ` (and ${board.actions_left_out} more not shown)` : ""}`);
   return lines.join("\n");
 }

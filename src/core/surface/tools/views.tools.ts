@@ -234,7 +234,7 @@ export const bmadBoardTool = defineTool({
     }
     const board = await readBoard(deps.reader, runtime.runtime, found.files);
     if (!board.ok) return fail(board.error);
-    return done(`${move}${boardText(board.value)}`, { project: found.name, access: found.access, ...board.value });
+    return done(`${move}${boardText(board.value)}`, { project: found.name, access: found.access, ...board.value, ...(move ? { moved: move.trimEnd() } : {}) });
   },
 });
 
