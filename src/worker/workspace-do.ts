@@ -19,6 +19,7 @@ import { memoryIdOf, writePendingMemories } from "./workspace-memory-files.js";
 import { memoryVectors } from "./memory-vectors.js";
 import { MEMORY_DIR, structuredType } from "../core/memory/files.js";
 import { ProjectShares } from "./workspace-shares.js";
+import { DisplacedNotes } from "./workspace-displaced.js";
 import type { TextEdit, TextEdited } from "../core/runtime/fs.js";
 import { editMemlog, memlogStamp } from "../core/runtime/memlog-text.js";
 import { decodeUtf8 } from "../core/runtime/py-io.js";
@@ -85,12 +86,14 @@ export class WorkspaceProject extends DurableObject {
   /** The files and their versions (public so tests can lower its history cap). */
   readonly files: VersionedFiles;
   private readonly shares: ProjectShares;
+  private readonly displaced: DisplacedNotes;
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
     this.sql = ctx.storage.sql;
     this.files = new VersionedFiles(ctx.storage);
     this.shares = new ProjectShares(this.sql);
+    this.displaced = new DisplacedNotes(this.sql);
     // No tables until a project is created here: probing a name costs nothing.
     this.ready = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray().length > 0;
     if (this.ready) this.migrate();
@@ -99,6 +102,7 @@ export class WorkspaceProject extends DurableObject {
   /** Tables from before a change get its columns. */
   private migrate(): void {
     this.shares.migrate();
+    this.displaced.createTable();
     const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('meta')").toArray().map((c) => c.name);
     if (!columns.includes("time_zone")) this.sql.exec("ALTER TABLE meta ADD COLUMN time_zone TEXT");
     if (!columns.includes("deleted_at")) this.sql.exec("ALTER TABLE meta ADD COLUMN deleted_at TEXT");
@@ -138,6 +142,7 @@ export class WorkspaceProject extends DurableObject {
         standing_seq INTEGER, dropped_version INTEGER NOT NULL DEFAULT 0);
     `);
     this.shares.createTable();
+    this.displaced.createTable();
     this.files.createTables();
     this.ready = true;
   }
@@ -293,7 +298,8 @@ export class WorkspaceProject extends DurableObject {
     return { ok: true, value: info };
   }
 
-  read(caller: Caller, given: string, version?: number): ZonedResult<FileContent> {
+  /** `notes`: bmad-files read's, which takes the caller's note on the file (DisplacedNotes) to tell them. */
+  read(caller: Caller, given: string, version?: number, notes?: boolean): ZonedResult<FileContent> {
     const checked = checkWorkspacePath(given);
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "read");
@@ -303,14 +309,20 @@ export class WorkspaceProject extends DurableObject {
     if (!stored.ok) return stored;
     const path = stored.value;
     this.writeMemories(g.meta, path);
+    const read = this.readAs(g, caller, path, version);
+    const displaced = read.ok && notes ? this.displaced.take(path, personOf(caller)) : undefined;
+    return read.ok ? zoned({ ok: true, value: { ...read.value, ...(displaced ? { displaced } : {}) } }, g.meta) : read;
+  }
+
+  private readAs(g: { meta: Meta; access: Access }, caller: Caller, path: string, version: number | undefined): DoResult<FileContent> {
     if (version === undefined) {
       const head = this.files.head(path);
       if (!head) return this.files.noFile(g.meta.name, path, personOf(caller), zoneOf(g.meta));
       const data = this.files.content(path, head.version);
-      return zoned({ ok: true, value: { ...head, data, ...this.othersIn(path, caller, g.access, undefined, data) } }, g.meta);
+      return { ok: true, value: { ...head, data, ...this.othersIn(path, caller, g.access, undefined, data) } };
     }
     const old = this.files.version(g.meta.name, path, version, personOf(caller), zoneOf(g.meta));
-    return old.ok ? zoned({ ok: true, value: { ...old.value, ...this.othersIn(path, caller, g.access, version, old.value.data) } }, g.meta) : old;
+    return old.ok ? { ok: true, value: { ...old.value, ...this.othersIn(path, caller, g.access, version, old.value.data) } } : old;
   }
 
   /** `path` as stored (VersionedFiles.asStored), or as given where it is no project path or names several stored names:
@@ -439,7 +451,8 @@ export class WorkspaceProject extends DurableObject {
     // Another's version followed by an append that named none: said, as a teammate's change it may not have read
     // (review 188: an append put a second "## Risks" after a member's, unsaid). A write says what it replaced.
     const unnamed = append ? this.followedUnnamed(path, caller, head, ifVersion) : this.replacedUnnamed(path, caller, head, ifVersion, next);
-    const entry = this.files.transaction(() => this.files.commit(path, next, edit ? "edit" : append && head ? "append" : "write", personOf(caller), now, { alsoBy: people(alsoBy) }));
+    const displaced = append ? undefined : this.displacedBy(path, caller, head, ifVersion);
+    const entry = this.files.transaction(() => this.noted(path, caller, this.files.commit(path, next, edit ? "edit" : append && head ? "append" : "write", personOf(caller), now, { alsoBy: people(alsoBy) }), displaced));
     return { ok: true, value: { ...entry, ...unnamed } };
   }
 
@@ -453,6 +466,18 @@ export class WorkspaceProject extends DurableObject {
     const madeBy = this.files.changedByOther(path, personOf(caller)) ? [head.author] : [];
     const named = [...new Set([...madeBy, ...this.files.droppedByOthers(path, personOf(caller), data)])];
     return named.length ? { replaced: { version: head.version, by: named.join(", ") } } : {};
+  }
+
+  /** Whose head a change that named no version replaces, where another made it: they are told on their next read. */
+  private displacedBy(path: string, caller: Caller, head: AuthoredEntry | undefined, ifVersion: number | undefined): { person: Person; version: number } | undefined {
+    const person = head && ifVersion === undefined ? this.files.otherMaker(path, personOf(caller)) : undefined;
+    return person && head && { person, version: head.version };
+  }
+
+  /** `entry`, the caller's change, with its notes kept (DisplacedNotes.changed), in the change's transaction. */
+  private noted<T extends { version: number }>(path: string, caller: Caller, entry: T, displaced?: { person: Person; version: number }): T {
+    this.displaced.changed(path, personOf(caller), entry.version, displaced);
+    return entry;
   }
 
   /** Another's head that an append which named no version came after, to say with it. */
@@ -488,7 +513,7 @@ export class WorkspaceProject extends DurableObject {
     if (secret) return secret;
     if (this.othersShare(g, [{ path, size: data.byteLength }])) return { ok: true, value: null };
     if (this.room(g, [{ path, size: data.byteLength, data }], now)) return { ok: true, value: null };
-    this.files.transaction(() => this.files.commit(path, data, "write", personOf(caller), now, { alsoBy: people(alsoBy) }));
+    this.files.transaction(() => this.noted(path, caller, this.files.commit(path, data, "write", personOf(caller), now, { alsoBy: people(alsoBy) })));
     return { ok: true, value: { entries: edited.entries } };
   }
 
@@ -554,7 +579,8 @@ export class WorkspaceProject extends DurableObject {
     const room = this.room(g, [{ path, size: from.value.size }], now);
     if (room) return room;
     const replaced = this.replacedUnnamed(path, caller, head, ifVersion, from.value.data);
-    return { ok: true, value: { ...this.files.transaction(() => this.files.commit(path, from.value.data, "restore", personOf(caller), now, { restoredFrom: version })), ...replaced } };
+    const displaced = this.displacedBy(path, caller, head, ifVersion);
+    return { ok: true, value: { ...this.files.transaction(() => this.noted(path, caller, this.files.commit(path, from.value.data, "restore", personOf(caller), now, { restoredFrom: version }), displaced)), ...replaced } };
   }
 
   remove(caller: Caller, given: string, ifVersion: number | undefined, now: string): DoResult<RemovedEntry> {
@@ -570,7 +596,7 @@ export class WorkspaceProject extends DurableObject {
     const room = this.room(g, [{ path, size: 0 }], now);
     if (room) return room;
     const replaced = this.replacedUnnamed(path, caller, head, ifVersion, null);
-    const entry = this.files.transaction(() => this.files.commit(path, null, "delete", personOf(caller), now));
+    const entry = this.files.transaction(() => this.noted(path, caller, this.files.commit(path, null, "delete", personOf(caller), now)));
     return { ok: true, value: { path, version: entry.version, ...replaced } };
   }
 
@@ -669,6 +695,7 @@ export class WorkspaceProject extends DurableObject {
       if (vectors && !(still?.deleted_at && Date.parse(this.undoneBy(still.deleted_at)) <= Date.now())) return;
       this.ready = false;
       this.files.reset();
+      this.displaced.reset();
       await this.ctx.storage.deleteAll();
       // Gone for good: no longer among the projects its owner's limit counts.
       const index = (this.env as Env).WORKSPACE_INDEX;

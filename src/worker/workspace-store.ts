@@ -414,7 +414,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       project,
       changeOwner: () => changeOwner,
       showTime: (iso) => (zone === undefined ? undefined : zonedTime(zone ?? DEFAULT_TIME_ZONE, iso)),
-      read: (path, version) => on<FileContent>((s) => s.read(c, path, version)),
+      read: (path, version, options) => on<FileContent>((s) => s.read(c, path, version, options?.notes)),
       readMany: async (paths, trees) => {
         const out = await on<ManyRead>((s) => s.readMany(c, paths, trees));
         if (out.ok) zone = out.value.timeZone;

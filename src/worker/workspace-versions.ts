@@ -564,6 +564,12 @@ export class VersionedFiles {
     return !this.sql.exec("SELECT 1 FROM versions WHERE path = ? AND version = ? AND op = 'create'", path, row.version).toArray().length;
   }
 
+  /** Who made `path`'s head, where someone other than `reader` did (changedByOther). */
+  otherMaker(path: string, reader: Person): Person | undefined {
+    const row = this.authorsRow(path);
+    return row && this.changedByOther(path, reader) ? personOf(row) : undefined;
+  }
+
   /** The lines of `path` (its head, or `version`) that someone other than `reader` wrote or had a hand in, numbered as
    *  a reader counts the lines of its content (`data`, or read here where it is needed). */
   byOthers(path: string, reader: Person, version?: number, data?: Uint8Array): ByOthers {

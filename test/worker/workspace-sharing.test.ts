@@ -415,6 +415,31 @@ describe("sharing", () => {
     expect((await owner.files({ action: "append", project, path: n8, content: "line five\n" })).text).not.toContain("It ");
   });
 
+  it("tells the person whose version a change that named none replaced, once, on their next read of the file (review 339)", async () => {
+    const path = unique("_bmad-output/sprint-status") + ".yaml";
+    const told = (v: number, at: number, by: string) => `Your version ${v} of ${path} was replaced at v${at} by ${by}, in a change that named no version it built on: read version ${v} to see yours and put it back if it should stay.`;
+    await owner.files({ action: "write", project, path, content: "1-1: ready-for-dev\n1-2: backlog\n" });
+    // The writer marks 1-1 in progress; the owner writes the whole file from their read of version 1.
+    expect((await writer.files({ action: "edit", project, path, old: "1-1: ready-for-dev", content: "1-1: in-progress" })).isError).toBe(false);
+    expect((await owner.files({ action: "write", project, path, content: "1-1: ready-for-dev\n1-2: ready-for-dev\n" })).text).toContain("It replaced version 2");
+    // Told to no one else: not the owner, whose change it was, nor a reader.
+    expect((await owner.files({ action: "read", project, path })).text).not.toContain("Your version");
+    expect((await reader.files({ action: "read", project, path })).text).not.toContain("Your version");
+    const read = await writer.files({ action: "read", project, path });
+    expect(read.text).toContain(told(2, 3, owner.email));
+    expect(read.structured.displaced).toEqual({ version: 2, at: 3, by: owner.email });
+    // Once.
+    expect((await writer.files({ action: "read", project, path })).text).not.toContain("Your version");
+    // A restore that named none tells the same; the writer's own change to the file answers it, unread.
+    await writer.files({ action: "write", project, path, content: "1-1: in-progress\n1-2: ready-for-dev\n" });
+    expect((await owner.files({ action: "restore", project, path, version: 3 })).text).toContain("It replaced version 4");
+    await writer.files({ action: "append", project, path, content: "1-3: backlog\n" });
+    expect((await writer.files({ action: "read", project, path })).text).not.toContain("Your version");
+    // Nor where the change named the version it replaced.
+    await owner.files({ action: "write", project, path, content: "1-1: done\n", if_version: 6 });
+    expect((await writer.files({ action: "read", project, path })).text).not.toContain("Your version");
+  });
+
   it("numbers no line of a file served without some of its lines, and says who may change one (review 290)", async () => {
     const path = unique("data/team") + ".yaml";
     await writer.files({ action: "write", project, path, content: "a: 1\nb: 2\n" });

@@ -114,8 +114,9 @@ export type RemovedEntry = { path: string; version: number } & Pick<WrittenEntry
 export interface DeletedFile { path: string; version: number; by: string; at: string }
 
 /** `served: false`: a look the tools take for themselves, none of it shown to the model. The bridge remembers what it
- *  served each file at, so that a write over another version since says so (WrittenEntry). */
-export type ReadOptions = { served?: boolean };
+ *  served each file at, so that a write over another version since says so (WrittenEntry). `notes`: bmad-files
+ *  read's, which tells the reader, once, of their version another's change replaced (FileContent.displaced). */
+export type ReadOptions = { served?: boolean; notes?: boolean };
 
 export interface FileContent extends FileEntry {
   data: Uint8Array;
@@ -123,7 +124,12 @@ export interface FileContent extends FileEntry {
   others?: ByOthers;
   /** Someone other than the reader made this version, even where no line of it is theirs (they only removed lines). */
   changed_by_other?: true;
+  /** The reader's version of this file that another's change replaced without naming it (if_version): told once. */
+  displaced?: Displaced;
 }
+
+/** A version of one person's that `by`'s change `at` replaced, that change not having named it. */
+export type Displaced = { version: number; at: number; by: string };
 
 /** How a version was made. Read from storage as stored: a row from code that named ops otherwise still reads. */
 export type VersionOp = "create" | "write" | "append" | "edit" | "restore" | "delete" | "config";

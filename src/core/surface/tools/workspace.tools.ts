@@ -11,7 +11,7 @@ import { parseBoundedToml } from "../../yaml.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, staleVersion, type Configured, type FileEntry, type ListedFile, type Listing, type ProjectInfo, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
+import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, staleVersion, type Configured, type Displaced, type FileEntry, type ListedFile, type Listing, type ProjectInfo, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
@@ -408,7 +408,7 @@ export const bmadFilesTool = defineTool({
       const path = given.path;
       switch (args.action) {
         case "read": {
-          const read = await files.read(path, args.version);
+          const read = await files.read(path, args.version, { notes: true });
           // Looked up as written, so a file named so by mistake is still found; if none is, say what to fill in.
           const unfilled = !read.ok && read.kind === "not_found" ? unfilledPlaceholders([path]) : [];
           if (unfilled.length) return fail(await fillInPathFirst(files, unfilled));
@@ -419,7 +419,7 @@ export const bmadFilesTool = defineTool({
           const { data, ...stored } = read.value;
           const { text, meta } = await servedFile(path, stored, data);
           // The file's text is a block of its own: a read, edited and written back, carries no header line.
-          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}${meta.not_utf8 ? `, ${NOT_UTF8_NOTE}` : meta.bom ? `, ${BOM_NOTE}` : ""}, ${byAt(meta.author, shownAt(files, meta.updated_at))}${othersClause(meta.others, meta.author)}]`, text, structured: meta };
+          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}${meta.not_utf8 ? `, ${NOT_UTF8_NOTE}` : meta.bom ? `, ${BOM_NOTE}` : ""}, ${byAt(meta.author, shownAt(files, meta.updated_at))}${othersClause(meta.others, meta.author)}]${displacedNote(path, meta.displaced)}`, text, structured: meta };
         }
         case "write":
         case "append": {
@@ -704,6 +704,11 @@ const inWhose = (files: WorkspaceFiles): string => {
   const owner = files.changeOwner?.();
   return owner ? ` in "${files.project}", ${owner}'s project` : "";
 };
+
+/** The reader's own version another's change replaced without naming it (FileContent.displaced), as a line below a
+ *  read's header: told once, so that their change, undone unsaid, can be put back (review 339). */
+const displacedNote = (path: string, d: Displaced | undefined): string =>
+  d ? `\nYour version ${d.version} of ${path} was replaced at v${d.at} by ${d.by}, in a change that named no version it built on: read version ${d.version} to see yours and put it back if it should stay.` : "";
 
 /** Others' work a write, restore or delete replaced, or an append or edit followed, without naming its version: to read
  *  and merge, if it was not read (on the bridge, a version the session was never served: the user's save in their editor). */

@@ -1,0 +1,56 @@
+// Notes for the person whose version of a file another's change replaced without naming it (if_version): the writer
+// is told with their change (replacedUnnamed); the displaced person is told once, on their next bmad-files read of
+// that file (review 339: Bob's sprint-status edit was undone by Alice's write from an older read, and nothing told
+// Bob). One note per person and file; a project keeps at most MAX_DISPLACED, the oldest dropped.
+import type { Person } from "../core/workspace/line-authors.js";
+import type { Displaced } from "../core/workspace/store.js";
+
+/** The most notes a project keeps. */
+export const MAX_DISPLACED = 300;
+
+/** How a note names its person: by user id, or by label for a version stored before authors had ids. */
+const keyOf = (person: Person): string => (person.id !== undefined ? person.id : `label:${person.label}`);
+/** Every key a note for `person` may be stored under. */
+const keysOf = (person: Person): [string, string] => [keyOf(person), `label:${person.label}`];
+
+export class DisplacedNotes {
+  /** Notes stored, counted on first use: with none (the common case) a read or change asks storage nothing. Counted
+   *  again after a change to them inside a transaction, which may yet be rolled back. */
+  private count: number | undefined;
+
+  constructor(private readonly sql: SqlStorage) {}
+
+  /** Created with the project's tables, and for projects made before notes. */
+  createTable(): void {
+    this.sql.exec("CREATE TABLE IF NOT EXISTS displaced (person TEXT NOT NULL, path TEXT NOT NULL, version INTEGER NOT NULL, at INTEGER NOT NULL, by TEXT NOT NULL, PRIMARY KEY (person, path))");
+  }
+
+  /** Forgets what it counted (the project's storage was deleted). */
+  reset(): void {
+    this.count = undefined;
+  }
+
+  /** After `by` changed `path` to version `at` (inside the change's transaction): their own note on it goes, their
+   *  change being their answer to it, and `displaced`, whose version `replaced` the change did not name, gets one. */
+  changed(path: string, by: Person, at: number, displaced?: { person: Person; version: number }): void {
+    const had = this.counted() > 0;
+    if (had) this.sql.exec("DELETE FROM displaced WHERE path = ? AND person IN (?, ?)", path, ...keysOf(by));
+    if (displaced) {
+      this.sql.exec("INSERT OR REPLACE INTO displaced (person, path, version, at, by) VALUES (?, ?, ?, ?, ?)", keyOf(displaced.person), path, displaced.version, at, by.label);
+      this.sql.exec("DELETE FROM displaced WHERE rowid IN (SELECT rowid FROM displaced ORDER BY rowid DESC LIMIT -1 OFFSET ?)", MAX_DISPLACED);
+    }
+    if (had || displaced) this.count = undefined;
+  }
+
+  /** `reader`'s note on `path`, taken: it is told once. */
+  take(path: string, reader: Person): Displaced | undefined {
+    if (this.counted() === 0) return undefined;
+    const row = this.sql.exec<{ version: number; at: number; by: string }>("DELETE FROM displaced WHERE path = ? AND person IN (?, ?) RETURNING version, at, by", path, ...keysOf(reader)).toArray()[0];
+    if (row && this.count !== undefined) this.count--;
+    return row && { version: row.version, at: row.at, by: row.by };
+  }
+
+  private counted(): number {
+    return (this.count ??= this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM displaced").one().n);
+  }
+}
