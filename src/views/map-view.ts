@@ -27,7 +27,10 @@ function showMap(result: ToolResult): void {
   const start = (verb: string, skill: string, title: string, story?: string) => {
     const label = `${verb} ${title} (${skill})`;
     // The story the sprint names goes with it, as the line above the button shows it (review 348).
-    return h("button", { class: "start", "data-skill": skill, click: () => void app.sendMessage(`${label} on project "${map.project}"${story ? `, story ${story}` : ""}.`) }, label);
+    // Only a plain key: the message goes as the user's own words, and a key is a collaborator's text (review 349: one
+    // carried instructions).
+    const plain = story !== undefined && /^\d+-\d+[a-z]?-[a-z0-9-]{1,80}$/.test(story);
+    return h("button", { class: "start", "data-skill": skill, click: () => void app.sendMessage(`${label} on project "${map.project}"${plain ? `, story ${story}` : ""}.`) }, label);
   };
   const open = async (path: string) => showDocument(app, root, await app.callTool("bmad-doc", { project: map.project, path }), () => showMap(result));
   const artifact = (a: Artifact) =>

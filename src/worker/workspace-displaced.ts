@@ -50,6 +50,12 @@ export class DisplacedNotes {
     return row && { version: row.version, at: row.at, by: row.by };
   }
 
+  /** `reader`'s note on `path`, left for their next read with a token that may change things. */
+  peek(path: string, reader: Person): Displaced | undefined {
+    if (this.counted() === 0) return undefined;
+    return this.sql.exec<{ version: number; at: number; by: string }>("SELECT version, at, by FROM displaced WHERE path = ? AND person IN (?, ?)", path, ...keysOf(reader)).toArray()[0];
+  }
+
   private counted(): number {
     return (this.count ??= this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM displaced").one().n);
   }

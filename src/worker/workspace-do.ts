@@ -298,8 +298,9 @@ export class WorkspaceProject extends DurableObject {
     return { ok: true, value: info };
   }
 
-  /** `notes`: bmad-files read's, which takes the caller's note on the file (DisplacedNotes) to tell them. */
-  read(caller: Caller, given: string, version?: number, notes?: boolean): ZonedResult<FileContent> {
+  /** `notes`: bmad-files read's, which takes (or, for a token that may change nothing, peeks at) the caller's note on the
+   *  file (DisplacedNotes), told with a read of the file as it is now. */
+  read(caller: Caller, given: string, version?: number, notes?: "take" | "peek"): ZonedResult<FileContent> {
     const checked = checkWorkspacePath(given);
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "read");
@@ -310,7 +311,10 @@ export class WorkspaceProject extends DurableObject {
     const path = stored.value;
     this.writeMemories(g.meta, path);
     const read = this.readAs(g, caller, path, version);
-    const displaced = read.ok && notes ? this.displaced.take(path, personOf(caller)) : undefined;
+    // Told with the file as it is now (review 349: a read of an old version used it up, saying to read that version).
+    const now = read.ok && notes && (version === undefined || version === this.files.head(path)?.version);
+    const note = now ? (notes === "take" ? this.displaced.take(path, personOf(caller)) : this.displaced.peek(path, personOf(caller))) : undefined;
+    const displaced = note && { ...note, ...(g.access === "read" ? { readOnly: true as const } : {}) };
     return read.ok ? zoned({ ok: true, value: { ...read.value, ...(displaced ? { displaced } : {}) } }, g.meta) : read;
   }
 

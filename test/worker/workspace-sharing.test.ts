@@ -425,6 +425,10 @@ describe("sharing", () => {
     // Told to no one else: not the owner, whose change it was, nor a reader.
     expect((await owner.files({ action: "read", project, path })).text).not.toContain("Your version");
     expect((await reader.files({ action: "read", project, path })).text).not.toContain("Your version");
+    // Not used up by a read of an old version, nor by a token that may change nothing (review 349: both took it).
+    expect((await writer.files({ action: "read", project, path, version: 1 })).text).not.toContain("Your version");
+    const looking = await signInAs(writer.email, "bmad:read");
+    expect((await looking.files({ action: "read", project, path })).text).toContain(told(2, 3, owner.email));
     const read = await writer.files({ action: "read", project, path });
     expect(read.text).toContain(told(2, 3, owner.email));
     expect(read.structured.displaced).toEqual({ version: 2, at: 3, by: owner.email });

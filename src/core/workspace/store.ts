@@ -115,8 +115,9 @@ export interface DeletedFile { path: string; version: number; by: string; at: st
 
 /** `served: false`: a look the tools take for themselves, none of it shown to the model. The bridge remembers what it
  *  served each file at, so that a write over another version since says so (WrittenEntry). `notes`: bmad-files
- *  read's, which tells the reader, once, of their version another's change replaced (FileContent.displaced). */
-export type ReadOptions = { served?: boolean; notes?: boolean };
+ *  read's, which tells the reader, once, of their version another's change replaced (FileContent.displaced): `take`
+ *  it, or only `peek` where the token may not change anything (bmad:read: review 349, its read deleted the note). */
+export type ReadOptions = { served?: boolean; notes?: "take" | "peek" };
 
 export interface FileContent extends FileEntry {
   data: Uint8Array;
@@ -129,7 +130,8 @@ export interface FileContent extends FileEntry {
 }
 
 /** A version of one person's that `by`'s change `at` replaced, that change not having named it. */
-export type Displaced = { version: number; at: number; by: string };
+/** `readOnly`: the reader may not write here now, to put their version back. */
+export type Displaced = { version: number; at: number; by: string; readOnly?: true };
 
 /** How a version was made. Read from storage as stored: a row from code that named ops otherwise still reads. */
 export type VersionOp = "create" | "write" | "append" | "edit" | "restore" | "delete" | "config";

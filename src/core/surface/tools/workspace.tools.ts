@@ -408,7 +408,7 @@ export const bmadFilesTool = defineTool({
       const path = given.path;
       switch (args.action) {
         case "read": {
-          const read = await files.read(path, args.version, { notes: true });
+          const read = await files.read(path, args.version, { notes: deps.readOnly ? "peek" : "take" });
           // Looked up as written, so a file named so by mistake is still found; if none is, say what to fill in.
           const unfilled = !read.ok && read.kind === "not_found" ? unfilledPlaceholders([path]) : [];
           if (unfilled.length) return fail(await fillInPathFirst(files, unfilled));
@@ -708,7 +708,7 @@ const inWhose = (files: WorkspaceFiles): string => {
 /** The reader's own version another's change replaced without naming it (FileContent.displaced), as a line below a
  *  read's header: told once, so that their change, undone unsaid, can be put back (review 339). */
 const displacedNote = (path: string, d: Displaced | undefined): string =>
-  d ? `\nYour version ${d.version} of ${path} was replaced at v${d.at} by ${d.by}, in a change that named no version it built on: read version ${d.version} to see yours and put it back if it should stay.` : "";
+  d ? `\nYour version ${d.version} of ${path} was replaced at v${d.at} by ${d.by}, in a change that named no version it built on: read version ${d.version} to see yours and ${d.readOnly ? "ask someone who can write here to put it back" : "put it back"} if it should stay.` : "";
 
 /** Others' work a write, restore or delete replaced, or an append or edit followed, without naming its version: to read
  *  and merge, if it was not read (on the bridge, a version the session was never served: the user's save in their editor). */
