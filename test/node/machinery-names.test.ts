@@ -54,6 +54,8 @@ it("refuses scripts and what decides what runs to every writer, and lets a pull 
   // A tenth review: what direnv re-evaluates on cd through a `use flake`/`use nix`/devenv/devbox .envrc, and mise's
   // files in any folder.
   decides.push("flake.nix", "shell.nix", "default.nix", "devenv.nix", "devenv.yaml", "devbox.json", "mise.dev.toml", "packages/app/mise.toml");
+  // Review 350: uv's own settings at the root (an index a later `uv sync` installs from), as .python-version is.
+  decides.push("uv.toml");
   // Review 66: mise's whole search list in any folder, and build definitions editors run on open.
   decides.push("_bmad-output/mise/config.toml", "docs/mise/config.local.toml", "mise.dev.local.toml", "a/mise-tasks/x.toml", "a/mise/tasks/build", "mise/config.toml");
   decides.push("build.rs", "crates/x/build.rs", "CMakeLists.txt", "cmake/x.cmake", "CMakePresets.json", "gradle/wrapper/gradle-wrapper.properties", "gradle.properties", "settings.gradle.kts", "app/build.gradle", "gradlew", "Gemfile", "mix.exs", "Makefile", "rules.mk", "build.sbt", "rust-toolchain.toml", "Cargo.toml", "meson.build", "bunfig.toml", "nx.json", "build.zig", "Package.swift", "project/plugins.sbt", "buildSrc/src/main/kotlin/x.kt", "gradle/libs.gradle.kts", "Directory.Build.props", "MODULE.bazel", "tools/defs.bzl", "pom.xml", "src/MyApp.Api/MyApp.Api.csproj", "Directory.Packages.props", "global.json");

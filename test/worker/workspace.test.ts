@@ -143,6 +143,9 @@ describe("files", () => {
       expect(out.text).toMatch(refusal);
     }
     expect((await ada.files({ action: "edit", project, path: "docs/none.md", old: "a", content: "b" })).text).toBe('docs/none.md is not in this project: bmad-files "write" creates it.');
+    // A path no tool changes is refused as a write's, before its text is looked at (review 350: told to "write" it).
+    expect((await ada.files({ action: "edit", project, path: ".envrc", old: "a", content: "b" })).text).toMatch(/^Path "\.envrc" decides what code runs here/);
+    expect((await ada.files({ action: "edit", project, path: "tools/scripts/x.py", old: "a", content: "b" })).text).toMatch(/^Path "tools\/scripts\/x\.py" is in a scripts\/ folder/);
     // "" removes the text; the history holds each change.
     expect((await ada.files({ action: "edit", project, path, old: "- one\n- one\n", content: "", if_version: 2 })).structured.version).toBe(3);
     expect((await ada.files({ action: "read", project, path })).text).toMatch(/\]\n---\nstatus: final\n---\n# Goals\n$/);

@@ -134,7 +134,7 @@ function isRunnable(segments: string[]): boolean {
  *  that start programs by themselves (mise on cd, lefthook on commit, agents' MCP server lists, CI). */
 export const INSTALL_RECORD = "_bmad/_config/files-manifest.csv";
 const DECIDES_WHAT_RUNS = new Set([INSTALL_RECORD, "jenkinsfile"]);
-const RUNS_AT_ROOT = /^(lefthook(-local)?\.(ya?ml|toml|jsonc?)|(opencode|crush)\.jsonc?|(azure|bitbucket)-pipelines\.ya?ml|(buildspec|cloudbuild|appveyor)\.ya?ml|netlify\.toml|(flake|shell|default|devenv)\.nix|devenv\.ya?ml|devbox\.json)$/;
+const RUNS_AT_ROOT = /^(lefthook(-local)?\.(ya?ml|toml|jsonc?)|(opencode|crush)\.jsonc?|(azure|bitbucket)-pipelines\.ya?ml|(buildspec|cloudbuild|appveyor)\.ya?ml|netlify\.toml|(flake|shell|default|devenv)\.nix|devenv\.ya?ml|devbox\.json|uv\.toml)$/;
 /** What tools load by themselves at any depth, with no one running it (review 56): every package manager's installed
  *  packages (an editor's Prettier loads node_modules/prettier; a `.pth` in site-packages runs on every start of that
  *  Python; every PHP command loads Composer's vendor/autoload.php, `bundle exec` vendor/bundle, a build Pods' scripts:

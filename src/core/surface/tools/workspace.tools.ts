@@ -4,7 +4,7 @@
 import * as z from "zod";
 import { answersHint, holdsInstallerAnswers, isSecretKey, isServedStandIn, mayServeAsConfig, sanitizeConfigText, servedFile, servedVersion, servedWithout, unjudged } from "../../catalog/config.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
-import { absoluteRefusal, backslashRefusal, checkWorkspacePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, shownPath, terminalText, unicodeForms, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
+import { absoluteRefusal, backslashRefusal, checkWorkspacePath, checkWritablePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, shownPath, terminalText, unicodeForms, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { parse as parseToml } from "smol-toml";
 import { compileGlob } from "../../catalog/glob.js";
 import { parseBoundedToml } from "../../yaml.js";
@@ -448,6 +448,10 @@ export const bmadFilesTool = defineTool({
           if (!args.old || args.content === undefined) return fail(await argumentsRefusal(store, files.project, path, `bmad-files "edit" needs "old" (the text to replace, exactly as read) and "content" (what replaces it; "" removes it).`));
           const lost = await secretsLost(store, files, path);
           if (lost) return fail(lost);
+          // A path no tool changes is refused as a write's is, before the text is looked at (review 350: it was told to
+          // give more of the text around "old", or to "write" a file a write is refused).
+          const writable = checkWritablePath(path);
+          if (!writable.ok) return fail(writable.error);
           const edit = await editFile(files, path, args.old, args.content, args.if_version);
           if (typeof edit === "string") {
             // Nothing was written, so the project never judged the caller: a reader is told they cannot write, not how
