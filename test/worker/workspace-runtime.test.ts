@@ -857,7 +857,9 @@ describe("a planned project's runtime block", () => {
     // With the epics written (no status, as BMAD's template), sprint planning is next.
     await bea.files({ action: "write", project: name, path: "_bmad-output/planning-artifacts/epics.md", content: "# Epics\n" });
     expect((await bea.call(TOOL.getWorkflowStatus, {})).text).toContain(`\n- Next: bmad-sprint-planning (bmad {"command":"*bmad-sprint-planning","project":"${name}"}).\n`);
-    // A sprint file in a folder a command line would split is named with the skill alone, never a command built of it.
+    // A sprint file in a folder a command line would split is named with the skill alone, never a command built of it
+    // (the folder the config names: a file of that name elsewhere is no plan, review 348).
+    expect((await bea.project({ action: "config", name, answers: { bmm: { implementation_artifacts: "{project-root}/_bmad-output/implementation-artifacts/Sprint 1" } } })).isError).toBe(false);
     await bea.files({ action: "write", project: name, path: "_bmad-output/implementation-artifacts/Sprint 1/sprint-status.yaml", content: "development_status:\n  epic-1: backlog\n" });
     const sprintLine = (await bea.call(TOOL.getWorkflowStatus, {})).text.split("\n").find((line) => line.includes("holds the sprint plan"))!;
     expect(sprintLine).toBe(`- \`_bmad-output/implementation-artifacts/Sprint 1/sprint-status.yaml\` holds the sprint plan: bmad {"command":"*bmad-sprint-planning","project":"${name}"} says where it stands and what is next.`);

@@ -709,10 +709,11 @@ const inWhose = (files: WorkspaceFiles): string => {
   return owner ? ` in "${files.project}", ${owner}'s project` : "";
 };
 
-/** The reader's own version another's change replaced without naming it (FileContent.displaced), as a line below a
- *  read's header: told once, so that their change, undone unsaid, can be put back (review 339). */
+/** The reader's own version another's change replaced without naming it (FileContent.displaced), on the read's header
+ *  line (the text that follows it is the file's, which pull reads back as bytes): told once, so that their change,
+ *  undone unsaid, can be put back (review 339). */
 const displacedNote = (path: string, d: Displaced | undefined): string =>
-  d ? `\nYour version ${d.version} of ${path} was replaced at v${d.at} by ${d.by}, in a change that named no version it built on: read version ${d.version} to see yours and ${d.readOnly ? "ask someone who can write here to put it back" : "put it back"} if it should stay.` : "";
+  d ? ` Your version ${d.version} of ${path} was replaced at v${d.at} by ${d.by}, in a change that named no version it built on: read version ${d.version} to see yours and ${d.readOnly ? "ask someone who can write here to put it back" : "put it back"} if it should stay.` : "";
 
 /** Others' work a write, restore or delete replaced, or an append or edit followed, without naming its version: to read
  *  and merge, if it was not read (on the bridge, a version the session was never served: the user's save in their editor). */
