@@ -30,16 +30,14 @@ export class DisplacedNotes {
     this.count = undefined;
   }
 
-  /** After `by` changed `path` to version `at` (inside the change's transaction): their own note on it goes, their
-   *  change being their answer to it, and `displaced`, whose version `replaced` the change did not name, gets one. */
+  /** After `by` changed `path` to version `at` (inside the change's transaction): `displaced`, whose version the change
+   *  did not name, gets a note. A person's own change leaves theirs for their next read: a script's append over the
+   *  replaced memlog answered it unseen, and the entry the other's write dropped went unsaid (review 352). */
   changed(path: string, by: Person, at: number, displaced?: { person: Person; version: number }): void {
-    const had = this.counted() > 0;
-    if (had) this.sql.exec("DELETE FROM displaced WHERE path = ? AND person IN (?, ?)", path, ...keysOf(by));
-    if (displaced) {
-      this.sql.exec("INSERT OR REPLACE INTO displaced (person, path, version, at, by) VALUES (?, ?, ?, ?, ?)", keyOf(displaced.person), path, displaced.version, at, by.label);
-      this.sql.exec("DELETE FROM displaced WHERE rowid IN (SELECT rowid FROM displaced ORDER BY rowid DESC LIMIT -1 OFFSET ?)", MAX_DISPLACED);
-    }
-    if (had || displaced) this.count = undefined;
+    if (!displaced) return;
+    this.sql.exec("INSERT OR REPLACE INTO displaced (person, path, version, at, by) VALUES (?, ?, ?, ?, ?)", keyOf(displaced.person), path, displaced.version, at, by.label);
+    this.sql.exec("DELETE FROM displaced WHERE rowid IN (SELECT rowid FROM displaced ORDER BY rowid DESC LIMIT -1 OFFSET ?)", MAX_DISPLACED);
+    this.count = undefined;
   }
 
   /** `reader`'s note on `path`, taken: it is told once. */

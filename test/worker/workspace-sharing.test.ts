@@ -434,10 +434,12 @@ describe("sharing", () => {
     expect(read.structured.displaced).toEqual({ version: 2, at: 3, by: owner.email });
     // Once.
     expect((await writer.files({ action: "read", project, path })).text).not.toContain("Your version");
-    // A restore that named none tells the same; the writer's own change to the file answers it, unread.
+    // A restore that named none tells the same, and the writer's own change to the file meanwhile (a script's append
+    // over it) leaves the note for their next read (review 352: it was answered unseen).
     await writer.files({ action: "write", project, path, content: "1-1: in-progress\n1-2: ready-for-dev\n" });
     expect((await owner.files({ action: "restore", project, path, version: 3 })).text).toContain("It replaced version 4");
     await writer.files({ action: "append", project, path, content: "1-3: backlog\n" });
+    expect((await writer.files({ action: "read", project, path })).text).toContain(told(4, 5, owner.email));
     expect((await writer.files({ action: "read", project, path })).text).not.toContain("Your version");
     // Nor where the change named the version it replaced.
     await owner.files({ action: "write", project, path, content: "1-1: done\n", if_version: 6 });
