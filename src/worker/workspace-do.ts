@@ -478,7 +478,8 @@ export class WorkspaceProject extends DurableObject {
     return person && head && { person, version: head.version };
   }
 
-  /** `entry`, the caller's change, with its notes kept (DisplacedNotes.changed), in the change's transaction. */
+  /** `entry`, the caller's change, with a note for whoever's version it displaced (DisplacedNotes.changed), in the
+   *  change's transaction. */
   private noted<T extends { version: number }>(path: string, caller: Caller, entry: T, displaced?: { person: Person; version: number }): T {
     this.displaced.changed(path, personOf(caller), entry.version, displaced);
     return entry;
@@ -517,7 +518,7 @@ export class WorkspaceProject extends DurableObject {
     if (secret) return secret;
     if (this.othersShare(g, [{ path, size: data.byteLength }])) return { ok: true, value: null };
     if (this.room(g, [{ path, size: data.byteLength, data }], now)) return { ok: true, value: null };
-    this.files.transaction(() => this.noted(path, caller, this.files.commit(path, data, "write", personOf(caller), now, { alsoBy: people(alsoBy) })));
+    this.files.transaction(() => this.files.commit(path, data, "write", personOf(caller), now, { alsoBy: people(alsoBy) }));
     return { ok: true, value: { entries: edited.entries } };
   }
 
@@ -600,7 +601,7 @@ export class WorkspaceProject extends DurableObject {
     const room = this.room(g, [{ path, size: 0 }], now);
     if (room) return room;
     const replaced = this.replacedUnnamed(path, caller, head, ifVersion, null);
-    const entry = this.files.transaction(() => this.noted(path, caller, this.files.commit(path, null, "delete", personOf(caller), now)));
+    const entry = this.files.transaction(() => this.files.commit(path, null, "delete", personOf(caller), now));
     return { ok: true, value: { path, version: entry.version, ...replaced } };
   }
 

@@ -38,6 +38,9 @@ const BARE = `(2 * length(CAST(v.path AS BLOB)) + ${ROW_BYTES})`;
  *  end, so a change room() lets in never takes the history past the cap (review 344: a chain's bytes were counted as
  *  freed while they moved into its head, and a write took the history 29% over). */
 const FREED = `(ifnull(length(v.lines), 0) + CASE WHEN EXISTS (SELECT 1 FROM versions d WHERE d.path = v.path AND d.base = v.version) THEN 0 ELSE length(v.data) END)`;
+/** A version stored as what it adds (`added`) on top of `base`, the `links`-th of its chain. */
+type Extension = { base: number; added: Uint8Array; links: number };
+
 /** Bytes as the history's messages show them. */
 const mib = (x: number) => `${Math.round((x / 1024 / 1024) * 10) / 10} MiB`;
 
@@ -169,9 +172,21 @@ export class VersionedFiles {
 
   /** The version `data` would extend were it `path`'s next (its head, whole in `data`'s first bytes, a chain of fewer
    *  than chainCap links), and what it adds; undefined: stored whole. */
-  private extension(path: string, data: Uint8Array): { base: number; added: Uint8Array; links: number } | undefined {
+  private extension(path: string, data: Uint8Array): Extension | undefined {
     const head = this.head(path);
     if (!head?.size || head.size > data.byteLength) return undefined;
+    // Asked by room() and again by commit() of the same bytes over the same head: the digest taken once.
+    const known = this.extensions.get(data);
+    if (known?.path === path && known.head === head.version) return known.extension;
+    const extension = this.extensionOver(path, head, data);
+    this.extensions.set(data, { path, head: head.version, extension });
+    return extension;
+  }
+
+  /** What each change's bytes extend, by the head they were judged against (extension()). */
+  private readonly extensions = new WeakMap<Uint8Array, { path: string; head: number; extension: Extension | undefined }>();
+
+  private extensionOver(path: string, head: AuthoredEntry, data: Uint8Array): Extension | undefined {
     // Told by the head's digest, kept beside it: no read of the head's content (a write's cost, each time).
     if (sha256(data.subarray(0, head.size)) !== head.sha256) return undefined;
     // How many versions the head is built on, kept with it (at most that: dropContent shortens chains, never lengthens).
