@@ -42,8 +42,10 @@ const LIMITS: KeptLimits = { minCopyBytes: 16 * 1024, maxPerFile: 100, maxFileBy
 /** A pull's: it leaves a quarter of the budget to the user's own changes, which it can never take. */
 export const PULL_LIMITS: KeptLimits = { ...LIMITS, maxBytes: LIMITS.maxBytes * 0.75 };
 
+/** What `bytes` stored cost of the budget: at least the floor a copy's entry costs. */
+const costOf = (bytes: number, limits: KeptLimits) => Math.max(bytes, limits.minCopyBytes);
 /** What a copy costs of the budget: a copy held in a newer one (`of`) only its entry. */
-const cost = (e: KeptEntry, limits: KeptLimits) => Math.max(e.of ? 0 : e.size, limits.minCopyBytes);
+const cost = (e: KeptEntry, limits: KeptLimits) => costOf(e.of ? 0 : e.size, limits);
 
 /** What stays of `all` (oldest first) within `limits`. Copies of content the bridge wrote (`by: "bridge"`) are the
  *  model's own: they go before any other, and only they. Each file keeps its first copy of the week and every copy of
@@ -356,7 +358,7 @@ export async function keptRoom(root: string, now = new Date(), limits = LIMITS):
     async take(copies) {
       const needed = [];
       for (const copy of copies) if (!(await mine(copy))) needed.push(copy);
-      const more = needed.reduce((sum, c) => sum + Math.max(c.bytes.byteLength, limits.minCopyBytes), 0);
+      const more = needed.reduce((sum, c) => sum + costOf(c.bytes.byteLength, limits), 0);
       if (bytes + more > limits.maxBytes) return false;
       bytes += more;
       return true;

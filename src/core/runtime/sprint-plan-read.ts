@@ -5,7 +5,7 @@ import type { Namespace } from "./argparse.js";
 import type { ScriptContext } from "./context.js";
 import { PyError, type PyValue } from "./py-json.js";
 import { repr } from "./py-str.js";
-import { deref, dict, Emit, exists, getItem, hashable, intArg, isMap, isNone, loadFile, pyReprOf, pyStrOf, stampMinutes, strptime, toPy, truthy, typeNameOf } from "./sprint-py.js";
+import { ACTION_STATUSES, deref, dict, Emit, exists, getItem, hashable, intArg, isMap, isNone, loadFile, pyReprOf, pyStrOf, stampMinutes, strptime, toPy, truthy, typeNameOf } from "./sprint-py.js";
 import type { YDoc, YMapNode, YScalar, YValue } from "./sprint-yaml.js";
 
 const EPIC_KEY = /^epic-(\p{Nd}+)\n?$/u;
@@ -14,7 +14,6 @@ const STORY_KEY = /^(\p{Nd}+)-(\p{Nd}+)([a-z]?)-[^\n]/u;
 
 const rank = (...names: string[]) => new Map(names.map((n, i) => [n, i]));
 export const RANKS = { epic: rank("backlog", "in-progress", "done"), story: rank("backlog", "ready-for-dev", "in-progress", "review", "done"), retro: rank("optional", "done") };
-const ACTION_STATUSES = ["open", "in-progress", "done"];
 /** Statuses sprint_plan.py still reads, as the status it reads them as (its LEGACY_STATUS). */
 export const LEGACY = new Map([["drafted", "ready-for-dev"], ["contexted", "in-progress"]]);
 const DATE_FORMAT = "%m-%d-%Y %H:%M";

@@ -24,6 +24,9 @@ export class Emit {
   ) {}
 }
 
+/** An action item's statuses, as sprint_plan.py and sprint_status.py read them. */
+export const ACTION_STATUSES = ["open", "in-progress", "done"];
+
 export const dict = (...entries: Array<[string, PyValue]>): PyDict => new Map(entries);
 
 /** Runs a command on the JSON-only contract: argparse's errors become {"ok": false, "error": "argument error: ..."}

@@ -9,13 +9,12 @@ import { isDict, loads, PyError, pyEquals, type PyDict, type PyValue } from "./p
 import { get, pyRepr, pyStr } from "./py-ops.js";
 import { fsPath } from "./py-path.js";
 import { splitlines, strip } from "./py-str.js";
-import { deref, dict, Emit, equalsStr, formatStamp, getItem, intArg, isMap, isNone, isStr, loadFile, runJson, setItem, slugify, strptime, toPy, withoutHelp, writeFileIf, CHANGED_MEANWHILE } from "./sprint-py.js";
+import { ACTION_STATUSES, deref, dict, Emit, equalsStr, formatStamp, getItem, intArg, isMap, isNone, isStr, loadFile, runJson, setItem, slugify, strptime, toPy, withoutHelp, writeFileIf, CHANGED_MEANWHILE } from "./sprint-py.js";
 import { int, loadYaml, str, type YDoc, type YMapNode, type YScalar, type YSeqNode, type YValue } from "./sprint-yaml.js";
 import { dumpYaml } from "./sprint-yaml-emit.js";
 import { wallTime } from "./time-zone.js";
 
 const STORY = /^(\p{Nd}+)-\p{Nd}+[a-z]?-/u;
-const ACTION_STATUSES = ["open", "in-progress", "done"];
 const VERDICTS = ["accepted", "accepted-with-open-items", "rejected"];
 const SHAPE = "each --set-action-status entry must have a non-empty string id, or an integer epic and a non-empty string action";
 

@@ -12,7 +12,7 @@ import { configOf, projectFolder } from "./earlier-work.js";
 import { othersNote, othersSuffix } from "../workspace/line-authors.js";
 import { showName } from "../lines.js";
 import { loadYaml } from "../runtime/sprint-yaml.js";
-import { formatStamp } from "../runtime/sprint-py.js";
+import { ACTION_STATUSES, formatStamp } from "../runtime/sprint-py.js";
 import { wallTimeIn } from "../runtime/time-zone.js";
 import { LEGACY } from "../runtime/sprint-plan-read.js";
 import { utf8Text } from "../workspace/file-text.js";
@@ -131,7 +131,7 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
 const MAX_ACTIONS = 20;
 
 /** The statuses of an action item sprint_plan.py status lists as open (its ACTION_STATUSES but done). */
-const OPEN_ACTION = new Set(["open", "in-progress"]);
+const OPEN_ACTION = new Set(ACTION_STATUSES.filter((status) => status !== "done"));
 
 /** The retrospectives' action items open, as sprint_plan.py status lists them (review 339: the board showed none;
  *  review 348: one of a status the script skips was listed), each written out as a story key is (showName). */
