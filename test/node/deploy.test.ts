@@ -1,12 +1,17 @@
 // Deploying, checked offline: `wrangler deploy --dry-run --outdir` builds the Worker exactly as `npm run deploy`
 // would upload it, within 450 KiB gzip, and `wrangler check startup` profiles its startup within 100 ms of CPU.
+// Built without esbuild's keep_names, it answers a tool call as the unminified Worker does.
 // The README's walk-through names every KV namespace, bucket and secret the Worker binds.
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { parse as parseToml } from "smol-toml";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { checkDeploy, DEPLOY_FLAGS, SCRIPT_GZIP_BUDGET, STARTUP_BUDGET_MS, type DeployCheck } from "../../scripts/deploy-check.js";
-import { ROOT } from "./helpers";
+import { signIn } from "../../scripts/oauth-client.js";
+import { TOOL } from "../../src/core/surface/names.js";
+import { localWorker, ROOT, toolText } from "./helpers";
 
 const text = (file: string) => readFileSync(join(ROOT, file), "utf8");
 
@@ -30,10 +35,37 @@ describe("npm run deploy, dry", () => {
     expect(check.startupMs, `runs: ${check.startupRuns.join(", ")} ms`).toBeLessThanOrEqual(STARTUP_BUDGET_MS);
   });
 
+  it("ships no esbuild keep_names helper, which renamed every function and class at startup (27 KiB gzip)", () => {
+    // esbuild's __name(fn, "name"), minified: wrangler.toml's keep_names = false leaves it out.
+    const helper = /"name",\{value:[\w$]+,configurable:!0\}/.exec(readFileSync(inject("workerScript"), "utf8"));
+    expect(helper?.[0]).toBeUndefined();
+  });
+
   it("measures the flags npm run deploy passes", () => {
     const pkg = JSON.parse(text("package.json")) as { scripts: Record<string, string> };
     expect(pkg.scripts.deploy).toMatch(new RegExp(`wrangler deploy ${DEPLOY_FLAGS.join(" ")}$`));
   });
+});
+
+describe("the Worker as deployed, its names minified", () => {
+  it("still refuses a bad tool argument with the field and its hint, and answers a good one with structured content", async () => {
+    const worker = await localWorker();
+    const client = new Client({ name: "deploy-test", version: "1.0.0" });
+    try {
+      const { access_token } = await signIn(fetch, worker.url.origin);
+      await client.connect(new StreamableHTTPClientTransport(new URL("/mcp?toolsets=proxy", worker.url), { requestInit: { headers: { authorization: `Bearer ${access_token}` } } }));
+      const refused = await client.callTool({ name: TOOL.listWorkflows, arguments: { module: 5 } });
+      expect(refused.isError).toBe(true);
+      expect(toolText(refused)).toBe('Invalid arguments for list_workflows: "module": Invalid input: expected string, received number (Filter by module, e.g. core, bmm).');
+      // The tools advertise no outputSchema (tool.ts): a good call's structuredContent is what a program reads.
+      const listed = await client.callTool({ name: TOOL.listWorkflows, arguments: { module: "core" } });
+      expect(listed.isError).toBeFalsy();
+      expect((listed.structuredContent as { workflows: Array<{ module: string }> }).workflows).toContainEqual(expect.objectContaining({ module: "core" }));
+    } finally {
+      await client.close();
+      await worker.dispose();
+    }
+  }, 120_000);
 });
 
 describe("the docs' deploy walk-through", () => {
