@@ -180,7 +180,7 @@ export class NodeRuntimeFs implements RuntimeFs {
     if (this.inside(real)) return resolved;
     const asked = this.asked(resolved.path);
     if (asked.root !== undefined) throw asError(leadsOut(asked.root, real, asked.rel));
-    throw refusal(`outside the allowed roots (${this.roots.join(", ")})`);
+    throw Object.assign(refusal(`${path} is outside the allowed roots (${this.roots.join(", ")}): bmad-run's scripts read and write only inside the project.`), { namesFile: true as const });
   }
 
   /** The allowed root holding a real path, and the path relative to it. */

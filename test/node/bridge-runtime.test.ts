@@ -111,6 +111,17 @@ describe("a project folder whose path holds a space", () => {
       expect(out.out?.exit_code, out.text).toBe(0);
     }
     expect(readFileSync(join(dir, "_bmad-output/planning-artifacts/prds/prd-x/.memlog.md"), "utf8").match(/escaped root/g)).toHaveLength(2);
+    // A memlog a whole write replaced with plain text: Python's traceback, then the file by its project path and how to
+    // get it back on this door, whose bmad-files kept the replaced copy.
+    expect((await bmadRun(client, `uv run ${dir}/_bmad/scripts/memlog.py init --workspace ${dir}/_bmad-output/broken-run`)).out?.exit_code).toBe(0);
+    const replaced = await client.callTool({ name: "bmad-files", arguments: { action: "write", path: "_bmad-output/broken-run/.memlog.md", content: "just notes\n" } });
+    expect(replaced.isError, text(replaced)).toBeFalsy();
+    const broken = await bmadRun(client, `uv run ${dir}/_bmad/scripts/memlog.py append --workspace ${dir}/_bmad-output/broken-run --text x`);
+    expect(broken.isError).toBe(true);
+    expect(broken.out?.stderr).toBe("Traceback (most recent call last):\nValueError: .memlog.md has no frontmatter\n");
+    expect(broken.text.split("\n").at(-1)).toBe('The memlog at _bmad-output/broken-run/.memlog.md is not a memlog (no frontmatter). bmad-files "history" with path _bmad-output/broken-run/.memlog.md lists the copies this bridge kept when a tool replaced it (the user\'s git may hold older ones): "restore" the last good one; or move it aside and run memlog.py init again.');
+    const kept = await client.callTool({ name: "bmad-files", arguments: { action: "history", path: "_bmad-output/broken-run/.memlog.md" } });
+    expect(text(kept)).toMatch(/kept when replaced/);
   });
 });
 

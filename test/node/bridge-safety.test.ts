@@ -89,6 +89,19 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     const spine = await bmadRun(client, `uv run {project-root}/.claude/skills/bmad-architecture/scripts/lint_spine.py --workspace run -o${away}/spine.json`);
     expect(spine.out?.exit_code).not.toBe(0);
     expect(readdirSync(away)).toEqual([]);
+    // A file it reads outside the project, or inside .git/ (there or not), is refused for that, never "not found": Python would read
+    // it, and a model told it is missing goes looking for it.
+    writeFileSync(join(away, "there.md"), "# There\n");
+    for (const [line, why] of <Array<[string, RegExp]>>[
+      [`uv run {project-root}/.claude/skills/bmad-review/scripts/word_metrics.py ${away}/there.md`, /there\.md is outside the allowed roots \(.*\): bmad-run's scripts read and write only inside the project\./],
+      ["uv run {project-root}/.claude/skills/bmad-review/scripts/word_metrics.py .git/notes.md", /\.git\/notes\.md is inside \.git\//],
+      [`uv run {project-root}/.claude/skills/bmad-architecture/scripts/lint_spine.py --workspace ${away}`, /outside the allowed roots/],
+    ]) {
+      const refused = await bmadRun(client, line);
+      expect(refused.isError, line).toBe(true);
+      expect(refused.text, line).toMatch(why);
+      expect(refused.text, line).not.toMatch(/not a readable file|not found/);
+    }
     // Inside the project the same line works.
     expect((await bmadRun(client, `${review} -ometrics.json`)).out?.exit_code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, "metrics.json"), "utf8"))).toHaveProperty("total_words");

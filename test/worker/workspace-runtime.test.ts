@@ -574,6 +574,11 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     await ada.files({ action: "write", project, path: "docs/review-me.md", content: "# A\none two three\n## B\nfour\n" });
     const metrics = await run(`uv run bmad://core/bmad-review/scripts/word_metrics.py ${root}/docs/review-me.md`);
     expect(JSON.parse(metrics.structured.stdout)).toMatchObject({ file: `${root}/docs/review-me.md`, total_words: 8, sections: [{ heading: "A", level: 1, words: 3 }, { heading: "B", level: 2, words: 1 }] });
+    // A file outside the project is refused for that, never "not found": Python would read it, and a model told it is
+    // missing goes looking for it.
+    const outside = await ada.call(TOOL.bmadRun, { command: "uv run bmad://core/bmad-review/scripts/word_metrics.py /tmp/notes.md", project });
+    expect(outside.isError).toBe(true);
+    expect(outside.structured.stderr).toBe(`Traceback (most recent call last):\nOSError: /tmp/notes.md is outside the project (${root}): bmad-run's scripts read and write only inside it.\n`);
     // Where the skill names a fallback for a script that cannot run, the answer quotes it (findFallback's tests hold
     // the cases: a fallback a few lines below the script's line, or in a section of its own). Every 6.12 script is ported.
     // The forge's persona pool is ported: bmad-party-mode's members and groups beside the workspace's agents.
@@ -1137,6 +1142,8 @@ describe("memlog append and set on a workspace", () => {
     expect((await ada.files({ action: "write", project, path: "runs/plain/.memlog.md", content: "no frontmatter\n" })).isError).toBe(false);
     const plain = await run(`uv run ${root}/_bmad/scripts/memlog.py append --workspace ${root}/runs/plain --text x`);
     expect(plain.structured.stderr).toMatch(/ValueError: \.memlog\.md has no frontmatter/);
+    // Python's traceback as it is, then the file by its project path and how to get the memlog back here.
+    expect(plain.text.split("\n").at(-1)).toBe('The memlog at runs/plain/.memlog.md is not a memlog (no frontmatter). Its history has the last good version: bmad-files "history" with path runs/plain/.memlog.md, then "restore" it; or move it aside and run memlog.py init again.');
     const history = await ada.files({ action: "history", project, path: "runs/plain/.memlog.md" });
     expect(history.structured.versions).toHaveLength(1);
     // A path into another project is refused, not taken as a folder "bmad:" of this one (a review finding).

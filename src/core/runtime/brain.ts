@@ -5,7 +5,7 @@
 import { addArgument, addSubparser, addSubparsers, createParser, type Namespace, parseArgs } from "./argparse.js";
 import { OUTPUT_FILE, type ScriptContext, type ScriptResult } from "./context.js";
 import { dumps, loads, PyError, type PyValue } from "./py-json.js";
-import { decodeUtf8, mkdirs, readBytes, readText, statPath, writeBytes } from "./py-io.js";
+import { decodeUtf8, mkdirs, readBytes, readText, statNamed, statPath, writeBytes } from "./py-io.js";
 import { joinPath, normPath, parentPath, resolvePath } from "./py-path.js";
 import { strip } from "./py-str.js";
 import { catalogFile, categoriesText, docstring, drawCount, filterCats, listRows, readRows, sample } from "./py-catalog.js";
@@ -96,7 +96,7 @@ export async function main(argv: string[], ctx: ScriptContext): Promise<ScriptRe
     if (args.extra !== undefined) {
       const extra = normPath(args.extra as string);
       extraAt = await resolvePath(ctx.fs, extra, ctx.cwd);
-      if ((await statPath(ctx.fs, extraAt)) !== "file") {
+      if ((await statNamed(ctx.fs, extraAt, extra)) !== "file") {
         out.stderr += `error: --extra file not found: ${extra}\n`;
         return 2;
       }

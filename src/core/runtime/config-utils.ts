@@ -2,7 +2,7 @@
 import { parse, TomlError } from "smol-toml";
 import type { RuntimeFs } from "./fs.js";
 import { type PyDict, type PyValue, isDict, PyError, typeName } from "./py-json.js";
-import { decodeUtf8, readBytes, statPath } from "./py-io.js";
+import { decodeUtf8, readBytes, statNamed, statPath } from "./py-io.js";
 import { baseName, joinPath } from "./py-path.js";
 import { tomlKeyOrder, tomlPathKey, type TomlKeyOrder, type TomlPath } from "./toml-key-order.js";
 import { parseBoundedToml, TooHeavy } from "../yaml.js";
@@ -41,7 +41,8 @@ export function parseToml(text: string): PyDict {
 
 /** load_toml(path, required=...): absent optional layers are {}. */
 export async function loadToml(fs: RuntimeFs, path: string, required = false): Promise<PyDict> {
-  const kind = await statPath(fs, path);
+  // A required layer is one a command line names (a skill's customize.toml): refused, not "not found", where it is outside.
+  const kind = await (required ? statNamed : statPath)(fs, path);
   if (kind === "missing") {
     if (required) throw new ConfigError(`required TOML file not found: ${path}`);
     return new Map();

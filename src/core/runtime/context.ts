@@ -62,6 +62,8 @@ export interface ScriptResult {
   exitCode: number;
   /** It was stopped at its time limit (budget.ts). */
   timedOut?: boolean;
+  /** memlog.py met a file that is no memlog (its fs path, and why): bmad-run says how to get the memlog back. */
+  notAMemlog?: { path: string; reason: string };
 }
 
 /** In the arguments of `runOriginal`: a private file the script writes, whose bytes come back as `output`. */

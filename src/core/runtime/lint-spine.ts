@@ -6,7 +6,7 @@ import { addArgument, createParser, parseArgs } from "./argparse.js";
 import type { RunBudget } from "./budget.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, PyError, type PyDict, type PyValue } from "./py-json.js";
-import { isOsError, readText, statPath } from "./py-io.js";
+import { isOsError, readText, statNamed } from "./py-io.js";
 import { fsPath, joinPath, normPath, writeOutput } from "./py-path.js";
 import { PY_SPACE, repr, splitlines, strip } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
@@ -192,7 +192,7 @@ export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> 
     const at = await fsPath(ctx.fs, spine, ctx.cwd);
     const failed = (error: string) => new Map<string, PyValue>([["ok", false], ["error", error], ["findings", []], ["total_findings", 0n]]);
     let result: PyDict;
-    if (at === undefined || (await statPath(ctx.fs, at)) === "missing") result = failed(`${spine} not found`);
+    if (at === undefined || (await statNamed(ctx.fs, at, spine)) === "missing") result = failed(`${spine} not found`);
     else {
       try {
         result = lint(await readText(ctx.fs, at, spine), ctx.budget);

@@ -12,12 +12,21 @@ export type MemlogEdit = { op: "append"; entry: string } | { op: "set"; key: str
 
 type Meta = Map<string, string>;
 
+/** memlog.py's ValueError for a file that is no memlog (no frontmatter, or none that ends), as Python raises it; `at`
+ *  is the file's path where the port knows it, so that bmad-run can name it and how to get the memlog back. */
+export class NotAMemlog extends PyError {
+  at?: string;
+  constructor(message: string, readonly reason: string) {
+    super("ValueError", message);
+  }
+}
+
 /** Frontmatter in source order and the body; the closing fence is the first line that is exactly ---. */
 export function splitMemlog(text: string): [Meta, string] {
   const lines = splitlines(text);
-  if (!lines.length || lines[0] !== "---") throw new PyError("ValueError", ".memlog.md has no frontmatter");
+  if (!lines.length || lines[0] !== "---") throw new NotAMemlog(".memlog.md has no frontmatter", "no frontmatter");
   const end = lines.findIndex((line, i) => i > 0 && line === "---");
-  if (end < 0) throw new PyError("ValueError", ".memlog.md frontmatter is not terminated");
+  if (end < 0) throw new NotAMemlog(".memlog.md frontmatter is not terminated", "its frontmatter is not terminated");
   const meta: Meta = new Map();
   for (const line of lines.slice(1, end)) {
     const i = line.indexOf(":");

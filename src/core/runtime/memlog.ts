@@ -9,7 +9,7 @@ import { type Output, runScript, terminalWidth } from "./process.js";
 import { MEMLOG_DOC } from "./memlog-doc.js";
 import { below, optionValues } from "./command-line.js";
 import { wallTime } from "./time-zone.js";
-import { editMemlog, MEMLOG_FILE, memlogStamp, renderMemlog, touchMemlog, type MemlogEdit } from "./memlog-text.js";
+import { editMemlog, MEMLOG_FILE, memlogStamp, NotAMemlog, renderMemlog, touchMemlog, type MemlogEdit } from "./memlog-text.js";
 
 function parser(): Parser {
   const p = createParser("memlog.py", MEMLOG_DOC, true);
@@ -113,9 +113,14 @@ async function change(ctx: ScriptContext, out: Output, path: string, edit: Memlo
   stamped.catch(() => undefined); // a file not found is said first
   let entries = 0;
   await rewriteText(ctx.fs, at, async (current) => {
-    const next = editMemlog(current, edit, await stamped);
-    entries = next.entries;
-    return next.text;
+    try {
+      const next = editMemlog(current, edit, await stamped);
+      entries = next.entries;
+      return next.text;
+    } catch (error) {
+      if (error instanceof NotAMemlog) error.at = at;
+      throw error;
+    }
   }, path);
   ack(out, path, entries);
   return 0;
@@ -134,9 +139,16 @@ function set(args: Namespace, ctx: ScriptContext, out: Output): Promise<number> 
 
 const COMMANDS = { init, append, set } as const;
 
-export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> {
-  return runScript(async (out) => {
+export async function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> {
+  let broken: NotAMemlog | undefined;
+  const result = await runScript(async (out) => {
     const args = parseArgs(parser(), argv, terminalWidth(ctx));
-    return COMMANDS[args.cmd as keyof typeof COMMANDS](args, ctx, out);
+    try {
+      return await COMMANDS[args.cmd as keyof typeof COMMANDS](args, ctx, out);
+    } catch (error) {
+      if (error instanceof NotAMemlog) broken = error;
+      throw error; // Python's traceback, as it is
+    }
   });
+  return broken?.at ? { ...result, notAMemlog: { path: broken.at, reason: broken.reason } } : result;
 }

@@ -3,7 +3,7 @@
 import { error, type Namespace, type Parser } from "./argparse.js";
 import type { RunBudget } from "./budget.js";
 import type { ScriptContext } from "./context.js";
-import { readText, statPath } from "./py-io.js";
+import { readText, statNamed } from "./py-io.js";
 import { joinPath, normPath, parentPath, resolvePath } from "./py-path.js";
 import { pyInt } from "./py-int.js";
 import { dumps, PyError, type PyValue } from "./py-json.js";
@@ -141,7 +141,7 @@ export async function catalogFile(ctx: ScriptContext, given: unknown, name: stri
   const scriptDir = ctx.scriptPath === undefined ? ctx.cwd : parentPath(await resolvePath(ctx.fs, ctx.scriptPath, ctx.cwd));
   const file = given === undefined ? joinPath(parentPath(scriptDir), "assets", name) : normPath(given as string);
   const at = await resolvePath(ctx.fs, file, ctx.cwd);
-  return { file, at, found: (await statPath(ctx.fs, at)) === "file" };
+  return { file, at, found: (await statNamed(ctx.fs, at, file)) === "file" };
 }
 
 /** `categories`: each category and its count, sorted, as tab-separated text or JSON. */

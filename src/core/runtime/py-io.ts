@@ -139,6 +139,17 @@ export function statPath(fs: RuntimeFs, path: string): Promise<"file" | "dir" | 
   return guard(path, () => fs.stat(path));
 }
 
+/** statPath of a path a command line names (fsPath; `path` as Python shows it). Where stat finds nothing because the
+ *  file system refuses the path (outside the project, inside .git/: stat sees nothing there, so that a walk up to /
+ *  ends quietly), the refusal is thrown as the OSError a read gives: Python would read the file, and "not found" of
+ *  one that may be there sends a model looking for it (review 309-6). */
+export async function statNamed(fs: RuntimeFs, fsPath: string, path = fsPath): Promise<"file" | "dir" | "missing"> {
+  const kind = await statPath(fs, fsPath);
+  // A read of a path that is only missing finds nothing; one the file system refuses says why.
+  if (kind === "missing") await guard(path, () => fs.readFile(fsPath));
+  return kind;
+}
+
 const STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** bytes.decode("utf-8"), raising Python's UnicodeDecodeError text on bad input. */

@@ -1,6 +1,6 @@
 // pathlib.PurePosixPath and Path.resolve() as the scripts use them, over RuntimeFs.
 import type { RuntimeFs } from "./fs.js";
-import { asOsError, encodeUtf8, osError, statPath, writeBytes } from "./py-io.js";
+import { encodeUtf8, osError, statNamed, statPath, writeBytes } from "./py-io.js";
 import { PyError } from "./py-json.js";
 import { repr } from "./py-str.js";
 
@@ -103,8 +103,8 @@ export async function writeOutput(fs: RuntimeFs, p: string, cwd: string, text: s
   const target = await fsPath(fs, p, cwd);
   if (target === undefined) throw osError("ENOENT", p);
   if ((await statPath(fs, parentPath(target))) !== "dir") {
-    // A read is refused where the write would be, with the reason; where no folder is, it finds nothing.
-    await fs.readFile(target).catch((error: unknown) => Promise.reject(asOsError(error, p)));
+    // Refused with the reason where the write would be; else no folder is there.
+    await statNamed(fs, target, p);
     throw osError("ENOENT", p);
   }
   await writeBytes(fs, target, encodeUtf8(text));

@@ -4,7 +4,7 @@ import { addArgument, createParser, parseArgs } from "./argparse.js";
 import type { RunBudget } from "./budget.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, type PyValue } from "./py-json.js";
-import { readBytes, statPath } from "./py-io.js";
+import { readBytes, statNamed } from "./py-io.js";
 import { fsPath, normPath, writeOutput } from "./py-path.js";
 import { PY_NON_SPACE, PY_SPACE, splitlines, splitWhitespace, strip, universalNewlines } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
@@ -75,7 +75,7 @@ export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> 
     const args = parseArgs(parser(), argv, terminalWidth(ctx));
     const path = normPath(args.path as string);
     const at = await fsPath(ctx.fs, path, ctx.cwd);
-    if (at === undefined || (await statPath(ctx.fs, at)) !== "file") {
+    if (at === undefined || (await statNamed(ctx.fs, at, path)) !== "file") {
       out.stderr += `error: not a readable file: ${path}\n`;
       return 2;
     }

@@ -37,7 +37,7 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
   };
   const relOrThrow = (path: string): string => {
     const rel = inside(path);
-    if (rel === undefined || rel === "") throw new Error(`${path} is outside the project (${root}).`);
+    if (rel === undefined || rel === "") throw Object.assign(new Error(`${path} is outside the project (${root}): bmad-run's scripts read and write only inside it.`), { namesFile: true as const });
     const checked = checkWorkspacePath(rel);
     if (!checked.ok) throw new Error(checked.error);
     return rel;

@@ -4,7 +4,8 @@
 // is an error that still carries all of that.
 import { capOutput, MAX_OUTPUT_BYTES, type CappedStream } from "../../runtime/budget.js";
 import type { ScriptResult } from "../../runtime/context.js";
-import { fromFsText, type ProjectRuntime } from "../../runtime/project.js";
+import { fromFsText, projectRelative, type ProjectRuntime } from "../../runtime/project.js";
+import { PROJECTS_PREFIX } from "../../workspace/paths.js";
 import { TOOL } from "../names.js";
 import type { ToolOutcome } from "../outcome.js";
 
@@ -32,12 +33,24 @@ export function runAnswer(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, name
   // A real script's output cut where it ran: the bridge kept the last 256 KB of each stream.
   if (result.truncated && !cut.length) cut.push(`(Its output was cut to the last ${MAX_OUTPUT_BYTES / 1024} KB of each stream where it ran. To get all of it, run the line in your own terminal.)`);
   const head = `${name} exited ${result.exitCode}${!result.timedOut ? "" : real ? " (killed at the time limit)" : " (stopped at its limit)"}`;
-  const text = [head, ...cut, stdout.text && `stdout:\n${stdout.text}`, stderr.text && `stderr:\n${stderr.text}`].filter(Boolean).join("\n");
+  const text = [head, ...cut, stdout.text && `stdout:\n${stdout.text}`, stderr.text && `stderr:\n${stderr.text}`, result.notAMemlog && notAMemlogFix(runtime, result.notAMemlog)].filter(Boolean).join("\n");
   const summary: RunSummary = { script: name, exit_code: result.exitCode, stdout_bytes: stdout.bytes - stdout.dropped, stderr_bytes: stderr.bytes - stderr.dropped };
   if (stdout.dropped || stderr.dropped) summary.truncated = { ...(stdout.dropped ? { stdout: stdout.dropped } : {}), ...(stderr.dropped ? { stderr: stderr.dropped } : {}) };
   else if (result.truncated) summary.truncated = {};
   if (result.timedOut) summary.timed_out = true;
   return { ok: true, text, structured: { ...summary }, ...(result.exitCode !== 0 ? { isError: true } : {}) };
+}
+
+/** After memlog.py's traceback for a file that is no memlog (a whole write replaced it): which file, and how to get the
+ *  memlog back on this door. A workspace keeps every version; the bridge keeps a week of what its tools replaced, and
+ *  the user's git, where they use it, the rest. */
+function notAMemlogFix(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, broken: { path: string; reason: string }): string {
+  const path = projectRelative(runtime, broken.path);
+  const history = `${TOOL.bmadFiles} "history" with path ${path}`;
+  const where = runtime.root.startsWith(PROJECTS_PREFIX)
+    ? `Its history has the last good version: ${history}, then "restore" it`
+    : `${history} lists the copies this bridge kept when a tool replaced it (the user's git may hold older ones): "restore" the last good one`;
+  return `The memlog at ${path} is not a memlog (${broken.reason}). ${where}; or move it aside and run memlog.py init again.`;
 }
 
 function cutNote(stream: "stdout" | "stderr", capped: CappedStream, name: string): string {
