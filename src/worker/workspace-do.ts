@@ -204,7 +204,7 @@ export class WorkspaceProject extends DurableObject {
 
   /** Room in the history for a change (workspace-versions.ts room()): a collaborator's changes share half of it. */
   private room(g: { meta: Meta; access: Access }, versions: Array<{ path: string; size: number; data?: Uint8Array }>, now: string): DoError | undefined {
-    return this.files.room(g.meta.name, versions, now, g.access === "owner" ? undefined : { ownerLabel: g.meta.owner_label });
+    return this.files.room(g.meta.name, versions, now, g.access === "owner" ? undefined : { ownerId: g.meta.owner, ownerLabel: g.meta.owner_label });
   }
 
   /** Why a collaborator may not change `path`: a config that holds secret-looking entries (or text that does not parse

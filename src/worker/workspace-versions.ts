@@ -28,6 +28,9 @@ const ROW_BYTES = 512;
 /** The bytes of a `versions v` row that go with its content: the content it stores (what it adds, where it extends
  *  the version before it) and who wrote each line of it. */
 const HELD = "(ifnull(length(v.data), 0) + ifnull(length(v.lines), 0))";
+/** Rows (of `table`, such as "v."; "" for the FROM's one table) someone other than the owner made, the owner's id
+ *  and label given as parameters: people are told apart by id where stored, by label before. */
+const notOwners = (table: string) => `NOT (${table}author_id IS NOT NULL AND ${table}author_id = ?) AND NOT (${table}author_id IS NULL AND ${table}author = ?)`;
 /** Versions stored as what they add at most in a row before one is stored whole: a read of any version reads at most
  *  this many rows (and never more bytes than the version holds). */
 const MAX_CHAIN = 256;
@@ -53,6 +56,12 @@ export const fail = (kind: WsError["kind"], error: string): WsError => ({ ok: fa
 export const sha256 = (data: Uint8Array) => createHash("sha256").update(data).digest("hex");
 const buffer = (data: Uint8Array): ArrayBuffer => data.slice().buffer as ArrayBuffer;
 const bytes = (value: SqlStorageValue): Uint8Array => (value instanceof ArrayBuffer ? new Uint8Array(value) : new Uint8Array(0));
+/** `parts` one after another, in one array. */
+function joined(parts: Uint8Array[]): Uint8Array {
+  const whole = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  parts.reduce((at, p) => (whole.set(p, at), at + p.byteLength), 0);
+  return whole;
+}
 
 export class VersionedFiles {
   private readonly sql: SqlStorage;
@@ -131,7 +140,7 @@ export class VersionedFiles {
    *  hold of the project's room. A file the server's memory merge wrote last is its last person's (review 81: the
    *  owner's memories counted against the members; review 83: a member's file, merged, counted against no one). */
   heldByOthers(ownerId: string, ownerLabel: string): Map<string, number> {
-    const notOwner = "NOT (author_id IS NOT NULL AND author_id = ?) AND NOT (author_id IS NULL AND author = ?)";
+    const notOwner = notOwners("");
     const rows = this.sql.exec<{ path: string; size: number }>(`SELECT path, size FROM files WHERE author <> ? AND ${notOwner}`, SERVER_MERGE, ownerId, ownerLabel).toArray();
     const held = new Map(rows.map((r) => [r.path, r.size]));
     for (const merged of this.sql.exec<{ path: string; size: number }>("SELECT path, size FROM files WHERE author = ?", SERVER_MERGE).toArray()) {
@@ -154,10 +163,7 @@ export class VersionedFiles {
         UNION ALL SELECT v.version, v.base, v.data, c.depth + 1 FROM chain c JOIN versions v ON v.path = ?1 AND v.version = c.base)
       SELECT data FROM chain ORDER BY depth DESC`, path, version,
     ).toArray().map((r) => bytes(r.data));
-    if (parts.length === 1) return parts[0]!;
-    const whole = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
-    parts.reduce((at, p) => (whole.set(p, at), at + p.byteLength), 0);
-    return whole;
+    return parts.length === 1 ? parts[0]! : joined(parts);
   }
 
   /** The first `head` or last `tail` bytes of a version's content, read as that much from storage where it is stored
@@ -274,15 +280,20 @@ export class VersionedFiles {
   /** Room in the history for the new versions a change makes at `now` (`size`: the content of each; 0, a deletion),
    *  counting what the cap may drop (content replaced longer ago than the retention, rows whose content is gone); or
    *  why not. Who wrote each line is counted when stored, not here. `collaborator`: a change by someone other than the
-   *  owner (whose label is given), which may fill the history only to half the cap: the other half is the owner's, so
-   *  a share cannot fill it and stop the owner's own changes. */
-  room(project: string, versions: Array<{ path: string; size: number; data?: Uint8Array }>, now: string, collaborator?: { ownerLabel: string }): WsError | undefined {
+   *  owner (whose id and label are given), which may fill the history only to half the cap: the other half is the
+   *  owner's, so a share cannot fill it and stop the owner's own changes. */
+  room(project: string, versions: Array<{ path: string; size: number; data?: Uint8Array }>, now: string, collaborator?: { ownerId: string; ownerLabel: string }): WsError | undefined {
     const content = (v: { path: string; size: number; data?: Uint8Array }) => (v.data ? this.storedBytes(v.path, v.data) : v.size);
     const bytes = versions.reduce((n, v) => n + content(v) + 2 * new TextEncoder().encode(v.path).byteLength + ROW_BYTES, 0);
     const stored = this.stored();
     const cap = collaborator ? this.historyCap / 2 : this.historyCap;
     if (stored + bytes <= cap) return undefined;
-    const droppable = this.sizes(`${FREED} + ${BARE}`, this.droppable(), this.cutoff(now)) + this.sizes(BARE, this.bare(), this.cutoff(now));
+    // A collaborator's room is only what the cap may drop of others' versions, the server's merges left out too
+    // (review 356: counting the owner's old versions, a writer filled past half the cap, and the owner's next changes
+    // dropped the owner's own history while the writer's scratch stayed).
+    const [othersOnly, owner] = collaborator ? [` AND v.author <> ? AND ${notOwners("v.")}`, [SERVER_MERGE, collaborator.ownerId, collaborator.ownerLabel]] : ["", []];
+    const cutoff = this.cutoff(now);
+    const droppable = this.sizes(`${FREED} + ${BARE}`, this.droppable() + othersOnly, cutoff, ...owner) + this.sizes(BARE, this.bare() + othersOnly, cutoff, ...owner);
     if (stored + bytes - droppable <= cap) return undefined;
     const counted = " (each counts its content and its path, a deletion too)";
     const kept = `content a change replaced or deleted is kept ${Math.round(this.retentionMs / DAY_MS)} days before the ${mib(this.historyCap)} history cap may drop it (deleting a file frees nothing before then)`;
@@ -379,7 +390,14 @@ export class VersionedFiles {
     const due = "purged_at IS NOT NULL AND purged_at <= ? AND data IS NOT NULL";
     this.transaction(() => {
       const rows = this.sql.exec<{ rowid: number }>(`SELECT rowid FROM versions WHERE ${due} ORDER BY rowid`, cutoff).toArray();
-      const bytes = rows.reduce((n, r) => n + this.dropContent(r.rowid), 0);
+      const left = new Set(rows.map((r) => r.rowid));
+      let bytes = 0;
+      for (const row of rows) {
+        if (!left.has(row.rowid)) continue;
+        const run = this.run(row.rowid, (rowid) => left.has(rowid), Infinity);
+        for (const gone of run) left.delete(gone.rowid);
+        bytes += this.dropContent(run);
+      }
       this.sql.exec("UPDATE meta SET history_bytes = history_bytes - ? WHERE id = 1", bytes);
     });
     const next = this.sql.exec<{ at: string | null }>("SELECT MIN(purged_at) AS at FROM versions WHERE purged_at IS NOT NULL AND data IS NOT NULL").one().at;
@@ -595,34 +613,54 @@ export class VersionedFiles {
     return samePerson(personOf(row), reader) ? [] : [{ by: row.author as string, lines: "all" }];
   }
 
-  /** Drops a version's content, first moving what it stores into the version that extends it (which then extends
-   *  what it did, or is whole), so that every other version reads the same bytes; the bytes this frees. */
-  private dropContent(rowid: number): number {
-    const row = this.sql.exec<{ path: string; version: number; base: number | null; data: SqlStorageValue; held: number }>(
-      `SELECT v.path AS path, v.version AS version, v.base AS base, v.data AS data, ${HELD} AS held FROM versions v WHERE v.rowid = ?`, rowid,
-    ).one();
-    let moved = 0;
-    for (const next of this.sql.exec<{ rowid: number; data: SqlStorageValue }>("SELECT rowid, data FROM versions WHERE path = ? AND base = ?", row.path, row.version).toArray()) {
-      const [mine, theirs] = [bytes(row.data), bytes(next.data)];
-      const whole = new Uint8Array(mine.byteLength + theirs.byteLength);
-      whole.set(mine);
-      whole.set(theirs, mine.byteLength);
-      this.sql.exec("UPDATE versions SET data = ?, base = ? WHERE rowid = ?", buffer(whole), row.base, next.rowid);
-      moved += mine.byteLength;
+  /** `rowid`'s version and the versions built on it one on another that `joins` takes, oldest first, until dropping
+   *  them frees `need` bytes once their rows go too (their lines and rows; what they store moves on: dropContent). */
+  private run(rowid: number, joins: (rowid: number) => boolean, need: number): RunRow[] {
+    const run = [this.sql.exec<RunRow>(`SELECT ${RUN_COLUMNS} FROM versions v WHERE v.rowid = ?`, rowid).one()];
+    for (let freed = run[0]!.lines + run[0]!.bare; freed < need; ) {
+      const last = run.at(-1)!;
+      const next = this.sql.exec<RunRow>(`SELECT ${RUN_COLUMNS} FROM versions v WHERE v.path = ? AND v.base = ?`, last.path, last.version).toArray();
+      if (next.length !== 1 || !joins(next[0]!.rowid)) break;
+      run.push(next[0]!);
+      freed += next[0]!.lines + next[0]!.bare;
     }
-    this.sql.exec("UPDATE versions SET data = NULL, lines = NULL, pruned = 1, base = NULL WHERE rowid = ?", rowid);
-    return row.held - moved;
+    return run;
+  }
+
+  /** Drops the content of `run` (run()), moving what its versions store, joined and once, into each version built on
+   *  one of them that is not in it (which then extends what the first did, or is whole), so that every other version
+   *  reads the same bytes; the bytes this frees. One at a time, a chain of appends rewrote its whole file for each
+   *  version dropped (review 356: 86 versions of a 900 KB memlog, 77 MB written to free 86 rows). */
+  private dropContent(run: RunRow[]): number {
+    const inRun = new Set(run.map((r) => r.version));
+    const base = run[0]!.base;
+    const carried: Uint8Array[] = [];
+    let freed = 0;
+    for (const row of run) {
+      carried.push(bytes(this.sql.exec<{ data: SqlStorageValue }>("SELECT data FROM versions WHERE rowid = ?", row.rowid).one().data));
+      freed += row.held;
+      for (const next of this.sql.exec<{ rowid: number; version: number; data: SqlStorageValue }>("SELECT rowid, version, data FROM versions WHERE path = ? AND base = ?", row.path, row.version).toArray()) {
+        if (inRun.has(next.version)) continue;
+        const whole = joined([...carried, bytes(next.data)]);
+        this.sql.exec("UPDATE versions SET data = ?, base = ? WHERE rowid = ?", buffer(whole), base, next.rowid);
+        freed -= whole.byteLength - bytes(next.data).byteLength;
+      }
+      this.sql.exec("UPDATE versions SET data = NULL, lines = NULL, pruned = 1, base = NULL WHERE rowid = ?", row.rowid);
+    }
+    return freed;
   }
 
   /** Past the history cap, the oldest rows whose content is gone go whole, then the oldest earlier versions replaced
-   *  longer ago than the retention lose their content (and go whole later); heads, content replaced since and purged
-   *  content never do (room() refuses a change that would need them). */
+   *  longer ago than the retention lose their content (and go whole later), those built on one another together;
+   *  heads, content replaced since and purged content never do (room() refuses a change that would need them). */
   private prune(now: string): void {
     let stored = this.stored();
     if (stored <= this.historyCap) return;
+    const cutoff = this.cutoff(now);
+    const droppable = (rowid: number) => this.sql.exec(`SELECT 1 FROM ${this.droppable()} AND v.rowid = ?2`, cutoff, rowid).toArray().length > 0;
     while (stored > this.historyCap) {
-      const bare = this.sql.exec<Dropped>(`SELECT v.rowid AS rowid, v.path AS path, v.version AS version, ${BARE} AS bytes FROM ${this.bare()} ORDER BY v.rowid LIMIT 100`, this.cutoff(now)).toArray();
-      const held = bare.length ? [] : this.sql.exec<Dropped>(`SELECT v.rowid AS rowid, v.path AS path, v.version AS version, ${HELD} AS bytes FROM ${this.droppable()} ORDER BY v.rowid LIMIT 100`, this.cutoff(now)).toArray();
+      const bare = this.sql.exec<Dropped>(`SELECT v.rowid AS rowid, v.path AS path, v.version AS version, ${BARE} AS bytes FROM ${this.bare()} ORDER BY v.rowid LIMIT 100`, cutoff).toArray();
+      const held = bare.length ? [] : this.sql.exec<Dropped>(`SELECT v.rowid AS rowid, v.path AS path, v.version AS version, ${HELD} AS bytes FROM ${this.droppable()} ORDER BY v.rowid LIMIT 100`, cutoff).toArray();
       if (!bare.length && !held.length) break;
       for (const row of bare) {
         if (stored <= this.historyCap) break;
@@ -630,13 +668,18 @@ export class VersionedFiles {
         this.sql.exec("DELETE FROM versions WHERE rowid = ?", row.rowid);
         stored -= row.bytes;
       }
+      const gone = new Set<number>();
       for (const row of held) {
         if (stored <= this.historyCap) break;
-        const freed = this.dropContent(row.rowid);
+        if (gone.has(row.rowid)) continue;
+        const run = this.run(row.rowid, droppable, stored - this.historyCap);
+        for (const r of run) gone.add(r.rowid);
+        const freed = this.dropContent(run);
         stored -= freed;
-        // One whose content moved into the version built on it freed only its row, once deleted (above): that goes first,
-        // before another's content (review 344: 39 of 41 versions of a chain lost their content to free two rows' worth).
-        if (freed < row.bytes) break;
+        // Versions whose content moved into the version built on them freed only their rows, once deleted (above):
+        // those go first, before another's content (review 344: 39 of 41 versions of a chain lost their content to
+        // free two rows' worth).
+        if (freed < run.reduce((n, r) => n + r.held, 0)) break;
       }
     }
     this.sql.exec("UPDATE meta SET history_bytes = ? WHERE id = 1", stored);
@@ -644,6 +687,9 @@ export class VersionedFiles {
 }
 
 type Dropped = Row & { rowid: number; path: string; version: number; bytes: number };
+/** A version of a run to drop (run()): what it extends, what it holds (HELD), its lines' bytes and its row's (BARE). */
+type RunRow = Row & { rowid: number; path: string; version: number; base: number | null; held: number; lines: number; bare: number };
+const RUN_COLUMNS = `v.rowid AS rowid, v.path AS path, v.version AS version, v.base AS base, ${HELD} AS held, ifnull(length(v.lines), 0) AS lines, ${BARE} AS bare`;
 
 /** How a change tells who wrote what it adds (line-authors.ts): `entries` for the server's memory merge; `alsoBy`,
  *  others whose lines the writing script read. */

@@ -69,6 +69,31 @@ describe("the history cap (M5)", () => {
     expect(restored.isError, restored.text).toBe(false);
     expect((await olive.files({ action: "read", project, path: "docs/prd.md" })).text).toContain("Olive's PRD");
   });
+
+  it("counts none of the owner's old versions as a writer's room past half the cap, so the owner's next changes keep them (review 356)", async () => {
+    const name = unique("owners-room");
+    await olive.project({ action: "create", name });
+    await shareAccepted(olive, name, mallory, "write");
+    const stub = projectStub(olive.id, name);
+    const prd = "docs/prd.md";
+    for (let i = 0; i < 6; i++) await olive.files({ action: "write", project: name, path: prd, content: `# PRD v${i}\n${kib("o", 20)}\n` });
+    // Her old PRDs are past the retention (0 here): the cap may drop them, but a writer's room they are not.
+    const stored = (state: DurableObjectState) => state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b;
+    const cap = await runInDurableObject(stub, (instance: WorkspaceProject, state) => {
+      instance.files.retentionMs = 0;
+      return (instance.files.historyCap = 2 * (stored(state) + 20 * 1024));
+    });
+    let refused: string | undefined;
+    for (let i = 0; i < 40 && !refused; i++) {
+      const out = await mallory.files({ action: "write", project: name, path: `scratch/${i}.md`, content: kib("m", 20) });
+      if (out.isError) refused = out.text;
+    }
+    expect(refused).toMatch(/past half of it only its owner's changes are taken/);
+    // Counted as room, they let the writer go to 369 KB of a 263 KB half, and the owner's next writes dropped them.
+    expect(await runInDurableObject(stub, (_: WorkspaceProject, state) => stored(state))).toBeLessThanOrEqual(cap / 2);
+    for (let i = 0; i < 5; i++) expect((await olive.files({ action: "write", project: name, path: `own/${i}.md`, content: kib("o", 20) })).isError).toBe(false);
+    for (let v = 1; v <= 6; v++) expect((await olive.files({ action: "read", project: name, path: prd, version: v })).text).toContain(`# PRD v${v - 1}\n`);
+  });
 });
 
 // Review 236: every version row counts against the history cap by what it stores, a deletion too: a loop writing and
@@ -649,5 +674,50 @@ describe("a growing file's versions (review 341)", () => {
     const refused = await olive.files({ action: "write", project: big, path: "other.md", content: "y".repeat(100_000) });
     expect(refused.text).toMatch(/this change does not fit/);
     expect(await runInDurableObject(bigStub, (_: WorkspaceProject, state) => stored(state))).toBeLessThanOrEqual(cap);
+  });
+
+  it("moves a chain's content once into the version kept after the versions it drops, pruned or purged (review 356)", async () => {
+    const name = unique("chain-once");
+    await olive.project({ action: "create", name });
+    const stub = projectStub(olive.id, name);
+    const texts = [`# Log\n${kib("a", 64)}\n`];
+    await olive.files({ action: "write", project: name, path: memlog, content: texts[0]! });
+    for (let i = 0; i < 60; i++) {
+      await olive.files({ action: "append", project: name, path: memlog, content: `- entry ${i}\n` });
+      texts.push(`${texts.at(-1)!}- entry ${i}\n`);
+    }
+    // Every content written into a version that stays, counted by a trigger: one at a time, each version dropped
+    // moved the 64 KiB base on into the next (the review's 2-byte write rewrote 77 MB).
+    const rewrites = () => runInDurableObject(stub, (_: WorkspaceProject, state) => {
+      const rows = state.storage.sql.exec<{ id: number; bytes: number }>("SELECT id, bytes FROM test_rewrites").toArray();
+      state.storage.sql.exec("DELETE FROM test_rewrites");
+      return rows;
+    });
+    await runInDurableObject(stub, (instance: WorkspaceProject, state) => {
+      state.storage.sql.exec(`CREATE TABLE test_rewrites (id INTEGER, bytes INTEGER);
+        CREATE TRIGGER test_rewrites AFTER UPDATE OF data ON versions WHEN NEW.data IS NOT NULL BEGIN INSERT INTO test_rewrites VALUES (NEW.rowid, length(NEW.data)); END;`);
+      instance.files.retentionMs = 0;
+      instance.files.historyCap = stored(state) - 20 * 1024;
+    });
+    expect((await olive.files({ action: "write", project: name, path: "small.md", content: "s\n" })).isError).toBe(false);
+    const pruned = await rewrites();
+    const kept = await readBack(olive.id, name, memlog);
+    expect(kept[0]!.version).toBeGreaterThan(20);
+    expect(kept.filter((v) => !v.exact)).toEqual([]);
+    expect(pruned.length).toBe(1);
+    expect(pruned[0]!.bytes).toBe(new TextEncoder().encode(texts[kept[0]!.version - 1]!).byteLength);
+    for (const v of [kept[0]!.version, kept[1]!.version, 61]) expect((await olive.files({ action: "read", project: name, path: memlog, version: v })).text).toContain(texts[v - 1]!.slice(-200));
+    // So does a purge when its content goes: the head takes it once.
+    expect((await olive.files({ action: "purge", project: name, path: memlog })).isError).toBe(false);
+    await pastUndo(olive.id, name);
+    expect((await rewrites()).length).toBe(1);
+    expect((await readBack(olive.id, name, memlog)).map((v) => [v.version, v.exact])).toEqual([[61, true]]);
+    const counted = await runInDurableObject(stub, (instance: WorkspaceProject, state) => {
+      state.storage.sql.exec("DROP TRIGGER test_rewrites");
+      const was = stored(state);
+      instance.files.recount();
+      return [was, stored(state)];
+    });
+    expect(counted[0]).toBe(counted[1]);
   });
 });
