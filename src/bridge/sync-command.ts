@@ -93,10 +93,11 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
   const sync = async (client: Client, signIn: () => Promise<void>) => {
     const again = (c: "pull" | "push", force: boolean, paths: readonly string[] = []) =>
       ["bmad-mcp", c, "--remote", remote.url.href, "--project", project, ...(args.dir !== undefined ? ["--dir", dir] : []), ...(force ? ["--force", ...paths] : [])].map(shellWord).join(" ");
-    const options = { dir, remote: remote.url.href, workspace: new RemoteWorkspace(client, project, signIn), force: args.force === true, forcePaths: new Set(forcePaths), again, say, bmadScripts: await bmadScripts(embedded) };
+    const workspace = new RemoteWorkspace(client, project, signIn);
+    const options = { dir, remote: remote.url.href, workspace, force: args.force === true, forcePaths: new Set(forcePaths), again, say, bmadScripts: await bmadScripts(embedded) };
     const result = await (command === "pull" ? pull(options) : push(options));
     await client.close().catch(() => undefined);
-    return print(command, project, remote.url.href, dir, result);
+    return print(command, project, remote.url.href, dir, result, [...workspace.displaced.values()].sort());
   };
   // A server's origin without its endpoint answers 404 (review 208: "--remote http://127.0.0.1:8787").
   const endpointHint = (message: string) => (/\b404\b/.test(message) && !remote.url.pathname.endsWith("/mcp") ? ` Is the endpoint ${new URL("/mcp", remote.url).href}? Name it with --remote.` : "");
@@ -130,9 +131,11 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
   }
 }
 
-function print(command: "pull" | "push", project: string, remote: string, dir: string, result: SyncResult): number {
+/** `displaced`: what the remote told with the command's reads, which it tells once (RemoteWorkspace.displaced): said
+ *  whether the command went on or not. */
+function print(command: "pull" | "push", project: string, remote: string, dir: string, result: SyncResult, displaced: string[]): number {
   const report = result.report ?? new Report();
-  const lines = report.lines();
+  const lines = [...report.lines(), ...displaced];
   if (result.ok) {
     const what = command === "pull" ? `Pulled "${project}" from ${remote} into ${dir}` : `Pushed ${dir} to "${project}" on ${remote}`;
     lines.push(`${what}: ${report.summary()}`);

@@ -40,10 +40,13 @@ export type Remote<T> = Result<{ value: T }, { refused?: true; denied?: true }>;
 const LISTING = z.object({ total: z.number().int().min(0), files: z.array(z.object({ path: z.string(), version: z.number().int().min(1) })).max(MAX_FILES), folders: z.array(z.string()).max(MAX_FILES).optional() });
 /** Who made a version, as the server names them (one line; another shape is none). */
 const AUTHOR = z.string().min(1).max(300).refine(isOneLine).optional().catch(undefined);
+/** The caller's own version another's change replaced without naming it, which the server tells once, with a read
+ *  (another shape is none). */
+const DISPLACED = z.object({ version: z.number().int().min(1), at: z.number().int().min(1), by: z.string().min(1).max(300).refine(isOneLine), readOnly: z.literal(true).optional() }).optional().catch(undefined);
 /** `sha256` is of the bytes stored, or of the text served where that is not them: `redacted`, a config file served
  *  without its secret-looking keys; `not_utf8`, a file whose text has U+FFFD for bytes that are not UTF-8. `bom`: the
  *  file starts with a byte order mark, which the text served leaves out. */
-const READ = z.object({ path: z.string(), version: z.number().int().min(1), sha256: z.string(), redacted: z.boolean().optional(), not_utf8: z.boolean().optional(), bom: z.boolean().optional(), author: AUTHOR, others: z.array(z.unknown()).optional(), changed_by_other: z.boolean().optional() });
+const READ = z.object({ path: z.string(), version: z.number().int().min(1), sha256: z.string(), redacted: z.boolean().optional(), not_utf8: z.boolean().optional(), bom: z.boolean().optional(), author: AUTHOR, others: z.array(z.unknown()).optional(), changed_by_other: z.boolean().optional(), displaced: DISPLACED });
 /** A line author as the server names one: their label (one line) and the lines, or "all" or "some". */
 const OTHER = z.object({ by: z.string().min(1).max(300).refine(isOneLine), lines: z.string().max(4000).regex(/^(all|some|[\d, -]+( \(ranges joined\))?)$/), with_you: z.literal(true).optional() });
 const WRITTEN = z.object({ version: z.number().int().min(1) });
@@ -56,6 +59,9 @@ export type FileVersion = z.infer<typeof HISTORY>["versions"][number];
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 const textOf = (result: { content?: unknown }) => ((result.content as Array<{ text?: unknown }> | undefined) ?? []).map((c) => (typeof c.text === "string" ? c.text : "")).join("\n");
+
+const displacedLine = (path: string, d: NonNullable<z.infer<typeof DISPLACED>>): string =>
+  `${path}: your version ${d.version} was replaced at v${d.at} by ${d.by}, in a change that named no version it built on; ${TOOL.bmadFiles} read ${path} version ${d.version} on the remote shows yours, ${d.readOnly ? "for someone who can write there to put back" : "to put back"} if it should stay.`;
 
 /** A path from the remote that may be written here, or why not: no machinery (.git, .bmad-mcp, as any OS reads the
  *  name: a planted hook would run on the user's next commit) and nothing that decides what runs. A script comes
@@ -88,6 +94,10 @@ const authRefusal = (error: unknown) =>
 
 export class RemoteWorkspace {
   private readonly deadline = AbortSignal.timeout(SYNC_DEADLINE_MS);
+  /** What the remote told the user with this command's reads, one line a file: their version another's change replaced
+   *  without naming it. The remote tells it once, so the command says it, whatever else it does (review 355: a pull
+   *  used it up unseen, the pulled file silently holding the other's version). */
+  readonly displaced = new Map<string, string>();
 
   /** `signIn`: waits for the browser after the server asked for a new sign-in (bmad:write for a push). */
   constructor(
@@ -215,6 +225,7 @@ export class RemoteWorkspace {
     if (!out.ok) return out;
     const meta = READ.safeParse(out.value.structured);
     if (!meta.success || meta.data.path !== path || (version !== undefined && meta.data.version !== version)) return { ok: false, error: `${path}: the remote's answer does not describe this file; nothing was written.` };
+    if (meta.data.displaced) this.displaced.set(path, displacedLine(path, meta.data.displaced));
     const newline = out.value.text.indexOf("\n");
     const served = Buffer.from(newline < 0 ? "" : out.value.text.slice(newline + 1), "utf8");
     // The byte order mark the text served leaves out goes back: the file's bytes, exactly (review 300: without it a

@@ -1,12 +1,15 @@
 // Notes for the person whose version of a file another's change replaced without naming it (if_version): the writer
 // is told with their change (replacedUnnamed); the displaced person is told once, on their next bmad-files read of
 // that file (review 339: Bob's sprint-status edit was undone by Alice's write from an older read, and nothing told
-// Bob). One note per person and file; a project keeps at most MAX_DISPLACED, the oldest dropped.
+// Bob). One note per person and file; a person keeps at most MAX_DISPLACED_EACH, their oldest dropped, and a project at
+// most MAX_DISPLACED, the oldest of whoever has the most dropped: so no one's changes push out another's notes.
 import type { Person } from "../core/workspace/line-authors.js";
 import type { Displaced } from "../core/workspace/store.js";
 
+/** The most notes a person keeps in a project. */
+export const MAX_DISPLACED_EACH = 100;
 /** The most notes a project keeps. */
-export const MAX_DISPLACED = 300;
+export const MAX_DISPLACED = 1000;
 
 /** How a note names its person: by user id, or by label for a version stored before authors had ids. */
 const keyOf = (person: Person): string => (person.id !== undefined ? person.id : `label:${person.label}`);
@@ -35,8 +38,11 @@ export class DisplacedNotes {
    *  replaced memlog answered it unseen, and the entry the other's write dropped went unsaid (review 352). */
   changed(path: string, by: Person, at: number, displaced?: { person: Person; version: number }): void {
     if (!displaced) return;
-    this.sql.exec("INSERT OR REPLACE INTO displaced (person, path, version, at, by) VALUES (?, ?, ?, ?, ?)", keyOf(displaced.person), path, displaced.version, at, by.label);
-    this.sql.exec("DELETE FROM displaced WHERE rowid IN (SELECT rowid FROM displaced ORDER BY rowid DESC LIMIT -1 OFFSET ?)", MAX_DISPLACED);
+    const person = keyOf(displaced.person);
+    this.sql.exec("INSERT OR REPLACE INTO displaced (person, path, version, at, by) VALUES (?, ?, ?, ?, ?)", person, path, displaced.version, at, by.label);
+    // Capped per person (review 355: a member's 300 blind writes over a second account's files pushed out the owner's note).
+    this.sql.exec("DELETE FROM displaced WHERE rowid IN (SELECT rowid FROM displaced WHERE person = ? ORDER BY rowid DESC LIMIT -1 OFFSET ?)", person, MAX_DISPLACED_EACH);
+    this.sql.exec("DELETE FROM displaced WHERE (SELECT COUNT(*) FROM displaced) > ? AND rowid = (SELECT rowid FROM displaced WHERE person = (SELECT person FROM displaced GROUP BY person ORDER BY COUNT(*) DESC LIMIT 1) ORDER BY rowid LIMIT 1)", MAX_DISPLACED);
     this.count = undefined;
   }
 

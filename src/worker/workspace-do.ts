@@ -456,7 +456,9 @@ export class WorkspaceProject extends DurableObject {
     // (review 188: an append put a second "## Risks" after a member's, unsaid). A write says what it replaced.
     const unnamed = append ? this.followedUnnamed(path, caller, head, ifVersion) : this.replacedUnnamed(path, caller, head, ifVersion, next);
     const displaced = append ? undefined : this.displacedBy(path, caller, head, ifVersion);
-    const entry = this.files.transaction(() => this.noted(path, caller, this.files.commit(path, next, edit ? "edit" : append && head ? "append" : "write", personOf(caller), now, { alsoBy: people(alsoBy) }), displaced));
+    // A whole write's lines are its own; an edit named the text it changes.
+    const unread = !edit && displaced ? { unread: displaced.person } : {};
+    const entry = this.files.transaction(() => this.noted(path, caller, this.files.commit(path, next, edit ? "edit" : append && head ? "append" : "write", personOf(caller), now, { alsoBy: people(alsoBy), ...unread }), displaced));
     return { ok: true, value: { ...entry, ...unnamed } };
   }
 

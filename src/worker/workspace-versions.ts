@@ -13,7 +13,7 @@ import { FileListing } from "./workspace-listing.js";
 import { FoldedNames } from "../core/workspace/folded-names.js";
 import type { Glob } from "../core/catalog/glob.js";
 import * as z from "zod";
-import { allBy, authorsByLine, authorsByStoredLine, byOthers, carryAuthors, droppedBy, samePerson, soleAuthor, splitLines, type ByOthers, type EntryLines, type LineAuthors, type Person } from "../core/workspace/line-authors.js";
+import { allBy, authorsByLine, authorsByStoredLine, byOthers, carryAuthors, droppedBy, matchLines, samePerson, soleAuthor, splitLines, type ByOthers, type EntryLines, type LineAuthors, type Person, type UnreadLines } from "../core/workspace/line-authors.js";
 
 /** How long content a change replaced or deleted is kept before the history cap may drop it. */
 export const HISTORY_RETENTION_DAYS = 30;
@@ -503,14 +503,27 @@ export class VersionedFiles {
 
   /** Who wrote each line of `data`, `by`'s new content of `path`, as stored (null: `by` wrote it all). A file only
    *  its author ever changed costs nothing here; one someone else had a hand in is read and matched line by line. */
-  private linesAfter(path: string, data: Uint8Array, by: Person, { restoredFrom, entries, alsoBy = [] }: { restoredFrom?: number } & Changed): string | null {
+  private linesAfter(path: string, data: Uint8Array, by: Person, { restoredFrom, entries, alsoBy = [], unread }: { restoredFrom?: number } & Changed): string | null {
     const row = this.authorsRow(path, restoredFrom);
     if (!row) return entries || alsoBy.length ? mixedOrNull(carryAuthors("", { people: [], runs: [] }, decode(data), by, entries, alsoBy), by) : null;
     const was = authorsOf(row);
     if (restoredFrom !== undefined) return was ? JSON.stringify(was) : samePerson(personOf(row), by) ? null : JSON.stringify(allBy(personOf(row), splitLines(decode(data)).length));
     if (!was && !entries && !alsoBy.length && samePerson(personOf(row), by)) return null;
     const before = decode(this.content(path, row.version));
-    return mixedOrNull(carryAuthors(before, was ?? allBy(personOf(row), splitLines(before).length), decode(data), by, entries, alsoBy), by);
+    const unseen = unread && this.unreadIn(path, row.version, before, unread);
+    return mixedOrNull(carryAuthors(before, was ?? allBy(personOf(row), splitLines(before).length), decode(data), by, entries, alsoBy, unseen), by);
+  }
+
+  /** What a whole write over `path`'s version `version` (`text`), `by`'s, that named none did not read: the lines that
+   *  version changed from the one before it, and that one, which the write was likely made from (undefined where its
+   *  content is gone, or there is none). */
+  private unreadIn(path: string, version: number, text: string, by: Person): UnreadLines | undefined {
+    const prior = this.sql.exec<{ version: number; readable: number }>("SELECT version, data IS NOT NULL AND pruned = 0 AND purged_at IS NULL AS readable FROM versions WHERE path = ? AND version < ? ORDER BY version DESC LIMIT 1", path, version).toArray()[0];
+    const read = prior?.readable ? this.authorsAt(path, prior.version) : undefined;
+    if (!read) return undefined;
+    const lines = splitLines(text);
+    const kept = matchLines(splitLines(read.text), lines);
+    return { by, lines: new Set(lines.flatMap((_, j) => (kept[j]! < 0 ? [j] : []))), read };
   }
 
   /** Who wrote `path`'s head, or `version` of it, and its lines' authors as stored (undefined: no such version). */
@@ -523,19 +536,20 @@ export class VersionedFiles {
   /** Each stored line (at `\n`) of `path`'s head with the labels of who wrote a part of it, the server's merge left
    *  out; read once for a whole memory file's entries (undefined: no such file). */
   storedLineAuthors(path: string): Array<{ line: string; labels: string[] }> | undefined {
-    const head = this.headAuthors(path);
+    const head = this.authorsAt(path);
     return head && authorsByStoredLine(head.text, head.authors).map(({ line, people }) => ({ line, labels: labelsOf(people) }));
   }
 
   /** The labels of who wrote each line of `path`'s head as lines() numbers them (what a hand-edited memory file's
    *  entries are numbered by), the server's merge left out (undefined: no such file). */
   labelsByLine(path: string): string[][] | undefined {
-    const head = this.headAuthors(path);
+    const head = this.authorsAt(path);
     return head && authorsByLine(head.text, head.authors).map(labelsOf);
   }
 
-  private headAuthors(path: string): { text: string; authors: LineAuthors } | undefined {
-    const row = this.authorsRow(path);
+  /** `path`'s head, or `version` of it, with its lines' authors (undefined: no such version). */
+  private authorsAt(path: string, version?: number): { text: string; authors: LineAuthors } | undefined {
+    const row = this.authorsRow(path, version);
     if (!row) return undefined;
     const text = decode(this.content(path, row.version));
     return { text, authors: authorsOf(row) ?? allBy(personOf(row), splitLines(text).length) };
@@ -696,6 +710,8 @@ const RUN_COLUMNS = `v.rowid AS rowid, v.path AS path, v.version AS version, v.b
 interface Changed {
   entries?: EntryLines;
   alsoBy?: Person[];
+  /** Whose head a whole write replaced without naming it (if_version): the lines they changed there were not read. */
+  unread?: Person;
 }
 
 /** How the server's merge of remembered memories names itself in history (workspace-memory-files.ts). */

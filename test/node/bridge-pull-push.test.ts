@@ -839,6 +839,38 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
     expect(existsSync(ciConfig)).toBe(false);
   }, 60_000);
 
+  it("says on a pull the user's version another member's write replaced, which the remote tells once, with the read (review 355)", async () => {
+    const name = `team-${Date.now().toString(36)}`;
+    const path = "_bmad-output/implementation-artifacts/sprint-status.yaml";
+    const bobEmail = "bob-355@example.com";
+    const bob = (await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write", user: bobEmail })).access_token;
+    const asBob = new Client({ name: "bob", version: "1.0.0" });
+    await asBob.connect(new StreamableHTTPClientTransport(new URL(remote), { requestInit: { headers: { authorization: `Bearer ${bob}` } } }));
+    try {
+      const bobCall = async (tool: string, args: Record<string, unknown>) => asBob.callTool({ name: tool, arguments: args });
+      expect((await call("bmad-project", { action: "create", name })).isError).toBe(false);
+      expect((await call("bmad-project", { action: "share", name, with: bobEmail, access: "write" })).isError).toBe(false);
+      const offers = ((await bobCall("bmad-project", { action: "list" })).structuredContent as { offers: Array<{ project: string; name: string }> }).offers;
+      const shared = offers.find((o) => o.name === name)!.project;
+      expect((await bobCall("bmad-project", { action: "accept", name: shared })).isError).toBeFalsy();
+      // The owner as Bob's answers name them.
+      const owner = ((await bobCall("bmad-project", { action: "config", name: shared })).structuredContent as { owner: string }).owner;
+      expect((await call("bmad-files", { project: name, action: "write", path, content: "1-1: ready-for-dev\n" })).isError).toBe(false);
+      expect((await bobCall("bmad-files", { project: shared, action: "write", path, content: "1-1: in-progress\n", if_version: 1 })).isError).toBeFalsy();
+      // The owner writes the whole file from their read of version 1: Bob's version 2 is replaced, unnamed.
+      expect((await call("bmad-files", { project: name, action: "write", path, content: "1-1: ready-for-dev\n1-2: backlog\n" })).text).toContain("It replaced version 2");
+      const pulled = await headless(["pull", "--remote", remote, "--project", shared, "--dir", join(tmp.dir, "bob-355")], { BMAD_MCP_TOKEN: bob });
+      expect(pulled.code, pulled.stderr).toBe(0);
+      const told = `${path}: your version 2 was replaced at v3 by ${owner}, in a change that named no version it built on; bmad-files read ${path} version 2 on the remote shows yours, to put back if it should stay.`;
+      expect(pulled.stdout.split("\n")).toContain(told);
+      // Told once: the pull's read took it, so a second pull says nothing more.
+      const again = await headless(["pull", "--remote", remote, "--project", shared, "--dir", join(tmp.dir, "bob-355")], { BMAD_MCP_TOKEN: bob });
+      expect(again.stdout).not.toContain("your version");
+    } finally {
+      await asBob.close();
+    }
+  }, 60_000);
+
   it("says a refused token is refused, and an empty variable is a usage error, without a browser", async () => {
     const refused = await ciSync("pull", "not-a-token");
     expect(refused.code).toBe(1);

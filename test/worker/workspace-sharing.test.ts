@@ -446,6 +446,53 @@ describe("sharing", () => {
     expect((await writer.files({ action: "read", project, path })).text).not.toContain("Your version");
   });
 
+  it("keeps each person's notes apart: another's many blind writes drop only the oldest notes they made, never another's (review 355)", async () => {
+    const room = unique("notes");
+    expect((await owner.project({ action: "create", name: room })).isError).toBe(false);
+    await shareAccepted(owner, room, writer, "write");
+    const path = "_bmad-output/plan.md";
+    await owner.files({ action: "write", project: room, path, content: "owner's plan\n" });
+    await writer.files({ action: "write", project: room, path, content: "writer's plan\n" });
+    await owner.files({ action: "write", project: room, path, content: "owner's plan again\n" });
+    // 300 files the owner wrote, each written over by the writer from nothing read: 300 notes for the owner, more than
+    // the 300 a project kept in all, which then dropped the writer's older one.
+    const flood = Array.from({ length: 300 }, (_, i) => `flood/${String(i).padStart(3, "0")}.md`);
+    await runInDurableObject(projectStub(owner.id, room), (instance: WorkspaceProject) => {
+      const now = new Date().toISOString();
+      for (const f of flood) {
+        expect(instance.write(owner.store().caller, f, new TextEncoder().encode("owner\n"), undefined, undefined, now).ok).toBe(true);
+        expect(instance.write(writer.store().caller, f, new TextEncoder().encode("writer\n"), undefined, undefined, now).ok).toBe(true);
+      }
+    });
+    expect((await writer.files({ action: "read", project: room, path })).structured.displaced).toEqual({ version: 2, at: 3, by: owner.email });
+    // The owner keeps their newest 100.
+    expect((await owner.files({ action: "read", project: room, path: flood.at(-1)! })).structured.displaced).toEqual({ version: 1, at: 2, by: writer.email });
+    expect((await owner.files({ action: "read", project: room, path: flood.at(-100)! })).structured.displaced).toEqual({ version: 1, at: 2, by: writer.email });
+    expect((await owner.files({ action: "read", project: room, path: flood.at(-101)! })).structured.displaced).toBeUndefined();
+    expect((await owner.files({ action: "read", project: room, path })).structured.displaced).toBeUndefined();
+    expect((await owner.project({ action: "delete", name: room, confirm: room })).isError).toBe(false);
+  });
+
+  it("credits no one with the text that replaced their version, beside the note that it was replaced (review 355)", async () => {
+    const project = unique("credits");
+    expect((await owner.project({ action: "create", name: project })).isError).toBe(false);
+    await shareAccepted(owner, project, writer, "write");
+    const path = "_bmad-output/sprint-status.yaml";
+    const header = async () => (await writer.files({ action: "read", project, path })).text.split("\n")[0]!;
+    await owner.files({ action: "write", project, path, content: "1-1: ready-for-dev\n1-2: backlog\n" });
+    await writer.files({ action: "edit", project, path, old: "1-1: ready-for-dev", content: "1-1: in-progress" });
+    await owner.files({ action: "write", project, path, content: "1-1: ready-for-dev\n1-2: ready-for-dev\n" });
+    // Line 1 is the owner's as they read it, not a line the writer wrote with them.
+    expect(await header()).toMatch(new RegExp(`, by ${owner.email.replace(/\./g, "\\.")} at [^;\\]]*\\] Your version 2 of ${path.replace(/\./g, "\\.")} was replaced at v3`));
+    // What the writer wrote before, which the owner's write says again word for word, stays theirs too.
+    const doc = "_bmad-output/plan.md";
+    await writer.files({ action: "write", project, path: doc, content: "# Plan\nline one\nline two\n" });
+    await writer.files({ action: "edit", project, path: doc, old: "line two", content: "line two (fixed)" });
+    await owner.files({ action: "write", project, path: doc, content: "# Plan\nline one\nline two\nowner's line\n" });
+    expect((await writer.files({ action: "read", project, path: doc })).structured.others).toEqual([{ by: owner.email, lines: "3", with_you: true }, { by: owner.email, lines: "4" }]);
+    expect((await owner.project({ action: "delete", name: project, confirm: project })).isError).toBe(false);
+  });
+
   it("numbers no line of a file served without some of its lines, and says who may change one (review 290)", async () => {
     const path = unique("data/team") + ".yaml";
     await writer.files({ action: "write", project, path, content: "a: 1\nb: 2\n" });

@@ -96,8 +96,14 @@ function keysOf(text: string, count: number, key: (line: string) => string | und
   });
 }
 
-/** The authors of `after`, `by`'s change of a file that was `before` with `authors`. */
-export function carryAuthors(before: string, authors: LineAuthors, after: string, by: Person, entries?: EntryLines, alsoBy: Person[] = []): LineAuthors {
+/** Lines of a change's `before` that its author never read: another's, in the version the change replaced without
+ *  naming it (line indices); `read`, the version before that one, which the change was likely made from. */
+export type UnreadLines = { by: Person; lines: ReadonlySet<number>; read: { text: string; authors: LineAuthors } };
+
+/** The authors of `after`, `by`'s change of a file that was `before` with `authors`. `unseen`: a line that puts one of
+ *  those back as the version read said it is not their author's too (review 355: a write from an older read, which
+ *  undid a member's edit of a line, named the member as its co-author, beside the note that their version was replaced). */
+export function carryAuthors(before: string, authors: LineAuthors, after: string, by: Person, entries?: EntryLines, alsoBy: Person[] = [], unseen?: UnreadLines): LineAuthors {
   const old = splitLines(before);
   const now = splitLines(after);
   const people: Person[] = [];
@@ -129,6 +135,21 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
   // Lines the runs do not reach (not expected: a file's runs cover it) stay with its first author, never the changer.
   while (oldWho.length < old.length) oldWho.push(set([authors.people.length ? index(authors.people[0]!) : me]));
   const nobody = set([]);
+  const unseenBy = unseen ? people.findIndex((p) => samePerson(p, unseen.by)) : -1;
+  // Who wrote each line of the version the change was likely made from, by its text.
+  const readWho = new Map<string, Set<Person>>();
+  if (unseen) {
+    const { text, authors: was } = unseen.read;
+    const lines = splitLines(text);
+    let at = 0;
+    for (const [count, who] of was.runs) {
+      for (let k = 0; k < count && at < lines.length; k++, at++) {
+        if (!hasText(lines[at]!)) continue;
+        const named = readWho.get(lines[at]!) ?? readWho.set(lines[at]!, new Set()).get(lines[at]!)!;
+        for (const i of who) named.add(was.people[i]!);
+      }
+    }
+  }
   // What the change adds is also theirs whose text it came from (a script that read their lines).
   const meAlone = set([me, ...alsoBy.map(index)]);
   const kept = matchLines(old, now);
@@ -187,6 +208,8 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
     if (last && last[1] === who) last[0]++;
     else runs.push([1, who]);
   };
+  /** New lines that put back what the unread head changed: named as below, and by no removed line's words. */
+  const putBack = new Set<number>();
   let j = 0;
   let lastOld = -1;
   let texts: { old: Set<string>; now: Set<string> } | undefined;
@@ -215,7 +238,13 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
       const places = placesTaken(old, lastOld + 1, nextOld, now, j, end, texts);
       mineAt = (at) => {
         const place = places.get(at);
-        return place === undefined ? meAlone : union(meAlone, oldWho[place]!);
+        if (place === undefined) return meAlone;
+        // A line the unread head changed, put back as the version before it said it word for word: theirs who wrote
+        // it there, not the head's author's (review 355). A line written anew stays theirs too: a rewrite never launders.
+        const said = unseen?.lines.has(place) ? readWho.get(now[at]!) : undefined;
+        if (!said) return union(meAlone, oldWho[place]!);
+        putBack.add(at);
+        return union(union(meAlone, set(oldWho[place]!.filter((w) => w !== unseenBy))), set([...said].map(index)));
       };
     }
     for (; j < end; j++) {
@@ -228,7 +257,7 @@ export function carryAuthors(before: string, authors: LineAuthors, after: string
       let who = entry ? (writer ? union(entry, set([index(writer)])) : entry) : writer ? set([index(writer)]) : mineAt(j);
       const also = entries?.alsoBy?.(line) ?? [];
       if (also.length) who = union(who, set(also.map(index)));
-      push(movedFrom(line, who));
+      push(putBack.has(j) ? who : movedFrom(line, who));
     }
   }
   return { people, runs: joined(runs, set, Math.max(MIN_RUNS, Math.min(MAX_RUNS, Math.floor(after.length / BYTES_PER_RUN)))) };
