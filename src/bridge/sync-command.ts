@@ -14,6 +14,7 @@ import { pull, type SyncResult } from "./sync-pull.js";
 import { push } from "./sync-push.js";
 import { RemoteWorkspace } from "./sync-remote.js";
 import { STATE_FILE } from "./sync-state.js";
+import { LockBusyError, withFileLock } from "./file-lock.js";
 
 import { TOKEN_ENV } from "./token-client.js";
 import { tokenProblem } from "./token-env.js";
@@ -43,7 +44,7 @@ Options:
   --remote URL     the server's MCP endpoint, e.g. https://bmad.example.com/mcp
   --project NAME   the workspace, as bmad-project lists it
   --dir DIR        the folder (default: the current directory)
-  --force          pull: the remote's files win where both changed (a copy of yours kept a week); push: yours win over the remote's
+  --force          pull: the remote's files win where both changed and no merge applies (a copy of yours kept a week); push: yours win over the remote's
                    (with PATHs after it, those files alone, held BMAD settings among them)
   --help           this text
 Environment:
@@ -62,6 +63,11 @@ async function bmadScripts(embedded: string | undefined): Promise<BmadScripts> {
   return bmadScriptsOf(parsed?.success ? parsed.data.files : []);
 }
 
+
+/** How long a pull or push waits for another in the same folder: as long as a large one runs. They go one at a time,
+ *  on the lock of the folder's sync record, so that neither plans from a record the other is changing (review 358: of
+ *  two pushes at once, the second called the first's writes conflicts and advised --force). */
+const SYNC_WAIT_MS = 10 * 60_000;
 
 /** Runs the command; resolves with the exit status. */
 export async function runSyncCommand(command: "pull" | "push", argv: string[], embedded: string | undefined): Promise<number> {
@@ -95,7 +101,11 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
       ["bmad-mcp", c, "--remote", remote.url.href, "--project", project, ...(args.dir !== undefined ? ["--dir", dir] : []), ...(force ? ["--force", ...paths] : [])].map(shellWord).join(" ");
     const workspace = new RemoteWorkspace(client, project, signIn);
     const options = { dir, remote: remote.url.href, workspace, force: args.force === true, forcePaths: new Set(forcePaths), again, say, bmadScripts: await bmadScripts(embedded) };
-    const result = await (command === "pull" ? pull(options) : push(options));
+    const run = () => (command === "pull" ? pull(options) : push(options));
+    const result = await withFileLock(dir, STATE_FILE, run, SYNC_WAIT_MS).catch((error: unknown): SyncResult => {
+      if (error instanceof LockBusyError) return { ok: false, error: error.message };
+      throw error;
+    });
     await client.close().catch(() => undefined);
     return print(command, project, remote.url.href, dir, result, [...workspace.displaced.values()].sort());
   };

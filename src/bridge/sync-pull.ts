@@ -263,13 +263,21 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       ownInstall.push({ path: f.path, local: f.local, remote: content.bytes });
       continue;
     }
+    // Memory files and memlogs merge (the project's copy then differs, push sends it), under --force too: it decides
+    // only what truly conflicts (review 358: a memlog's entries here went when another file of the pull conflicted).
+    // The remote's change may be the user's own push (its answer lost): no merge, which could add their entries twice.
+    const untold = before?.sent?.has(f.path);
+    const merge = f.localChanged && !untold && f.local.kind === "file" ? await mergeBothWays(o, f.path, f.local.bytes, f.synced, content) : undefined;
+    if (merge?.ok) {
+      steps.push({ op: "write", path: f.path, content, kind: "updated", merged: merge.bytes, seen: seen(f.local) });
+      continue;
+    }
     if (!f.localChanged || o.force) {
       steps.push({ op: "write", path: f.path, content, kind: f.local.kind === "missing" ? "added" : "updated", seen: seen(f.local), ...(f.localChanged ? { replaces: true as const } : {}) });
       continue;
     }
     const reason = !f.synced ? `exists here but was not pulled, and differs from the remote's version ${content.version}` : `${f.local.kind === "missing" ? "deleted" : "changed"} here since the pull, and ${remoteChange(f.synced.version, content.version, content.author)}`;
-    // The remote's change may be the user's own push (its answer lost): no merge, which could add their entries twice.
-    if (before?.sent?.has(f.path)) {
+    if (untold) {
       refusals.push({ path: f.path, ...untoldSent(o, reason) });
       continue;
     }
@@ -280,10 +288,7 @@ export async function pull(o: SyncOptions): Promise<SyncResult> {
       steps.push({ op: "record", path: f.path, file: f.synced });
       continue;
     }
-    // Memory files and memlogs merge (the project's copy then differs, push sends it).
-    const merge = f.local.kind === "file" ? await mergeBothWays(o, f.path, f.local.bytes, f.synced, content) : undefined;
-    if (merge?.ok) steps.push({ op: "write", path: f.path, content, kind: "updated", merged: merge.bytes, seen: seen(f.local) });
-    else if (merge?.oversize) {
+    if (merge?.oversize) {
       // That file alone waits, yours here, the rest pulled: a file the remote cannot hold is never written here.
       report.add("left", f.path, `${merge.error}: ${merge.fix}`);
       if (f.synced) steps.push({ op: "record", path: f.path, file: f.synced });

@@ -101,10 +101,13 @@ export async function loadState(dir: string): Promise<Loaded> {
   const read = await readConfinedText(dir, STATE_FILE, { own: ".bmad-mcp" });
   if (!read.ok) return read.code === "missing" ? { ok: true, state: undefined } : { ok: false, error: read.error };
   const json = parseJsonText(read.text);
+  const again = "Delete it and pull again (with --force to let the remote's files win).";
+  // Said as what it is, not as the schema's "expected object, received undefined" (review 358).
+  if (json === undefined) return { ok: false, error: `${STATE_FILE} is unreadable (cut short or not JSON). ${again}` };
   const parsed = STATE.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    return { ok: false, error: `${STATE_FILE} is not a state file bmad-mcp wrote (${issue.path.join(".") || "the file"}: ${issue.message.replace(/\.$/, "")}). Delete it and pull again (with --force to let the remote's files win).` };
+    return { ok: false, error: `${STATE_FILE} is not a state file bmad-mcp wrote (${issue.path.join(".") || "the file"}: ${issue.message.replace(/\.$/, "")}). ${again}` };
   }
   // Over the JSON as read, which keeps the order saveState wrote it in (zod's output follows the schema's).
   const { mac, ...body } = json as Record<string, unknown>;

@@ -479,6 +479,24 @@ describe("against the real Worker", () => {
     expect((await files({ action: "write", path: MEMLOG, content: small })).isError).toBe(false);
     writeFileSync(local(MEMLOG), small);
     expect((await sync("pull", dir)).code).toBe(0);
+    // Review 358: beside another file's conflict, the pull --force that conflict's refusal advises merges the memlog
+    // still; it let the remote's win there too, and the entry here was gone but for the bridge's kept copy.
+    await appendThere("remote: beside a conflict");
+    await appendHere("here: beside a conflict");
+    writeFileSync(local(OUTLINE), "1. Add, changed here\n");
+    expect((await files({ action: "write", path: OUTLINE, content: "1. Add, changed on the remote\n" })).isError).toBe(false);
+    const conflict = await sync("pull", dir);
+    expect(conflict.code).toBe(1);
+    expect(conflict.stderr).toContain(`\n  ${OUTLINE}: `);
+    expect(conflict.stderr).not.toContain(`  ${MEMLOG}:`);
+    const forced = await sync("pull", dir, "--force");
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain(`updated  ${MEMLOG} (entries appended here and on the remote merged; push sends the merge)\n`);
+    expect(entries(readFileSync(local(MEMLOG), "utf8"))).toEqual([...entries(small), "- (decision) remote: beside a conflict", "- (event) here: beside a conflict"]);
+    expect(readFileSync(local(OUTLINE), "utf8")).toBe("1. Add, changed on the remote\n");
+    const sent = await sync("push", dir);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(await remoteText(MEMLOG)).toBe(readFileSync(local(MEMLOG), "utf8"));
   }, 60_000);
 
   it("never pushes back a config file it pulled without its secret-looking keys", async () => {
@@ -597,11 +615,15 @@ describe("against the real Worker", () => {
     expect(lineOf(forced.stdout, "held", DECISIONS)).toContain(servedAltered(dir, false, change2));
     expect(await version()).toBe(v + 2);
 
-    // Its owner deletes it there and writes it again without the secret: a pull takes it.
+    // Its owner deletes it there and writes it again without the secret: a pull takes it, merged with the memory added
+    // here, --force too (review 358: --force decides only what truly conflicts).
     expect((await files({ action: "delete", path: DECISIONS })).isError).toBe(false);
     await byMember(original);
-    expect((await sync("pull", dir, "--force")).code).toBe(0);
-    expect(readFileSync(local(DECISIONS), "utf8")).toBe(original);
+    const taken = await sync("pull", dir, "--force");
+    expect(taken.code, taken.stderr).toBe(0);
+    expect(taken.stdout).toContain(`updated  ${DECISIONS} (memories merged with the ones here; push sends the merge)\n`);
+    const sorted = (text: string) => text.split("\n").filter(Boolean).sort();
+    expect(sorted(readFileSync(local(DECISIONS), "utf8"))).toEqual(sorted(`${original}${memory(4, "Owner decision, again.")}`));
   }, 60_000);
 
   it("refuses a broken state file, another project's folder, and files it did not pull, until --force", async () => {
@@ -628,6 +650,11 @@ describe("against the real Worker", () => {
     expect(readFileSync(join(fresh, "_bmad/config.toml"), "utf8")).toBe("# mine\n");
     expect(forced.stdout).toContain("kept     _bmad/config.toml (your own install of BMAD, which no pull brought here: a pull keeps it, --force too; delete a file of it to take the remote's. The remote's settings differ: ");
 
+    // Cut short (a full disk, a crash mid-copy): said as such, not as what the schema found missing (review 358).
+    writeFileSync(join(fresh, ".bmad-mcp/sync.json"), readFileSync(join(fresh, ".bmad-mcp/sync.json"), "utf8").slice(0, 100));
+    const cut = await sync("pull", fresh);
+    expect(cut.code).toBe(1);
+    expect(cut.stderr).toContain(".bmad-mcp/sync.json is unreadable (cut short or not JSON). Delete it and pull again (with --force to let the remote's files win).");
     writeFileSync(join(fresh, ".bmad-mcp/sync.json"), '{"format": 1, "remote": "x", "project": "todo", "files": [{"path": "a", "version": 0}]}');
     const broken = await sync("pull", fresh);
     expect(broken.code).toBe(1);
@@ -750,6 +777,22 @@ describe("against the real Worker", () => {
     const sent = await sync("push", into);
     expect(sent.code, sent.stderr).toBe(0);
     expect(sent.stdout).toContain(`added    ${F}/Notes/b.md (now version 1)\n`);
+  }, 60_000);
+
+  it("runs two pushes of one folder at once one after the other: the second finds nothing left to send (review 358)", async () => {
+    // Each planned from the same record, the second met the first's writes and called each a conflict, advising --force.
+    const into = join(tmp.dir, "two-pushes");
+    expect((await sync("pull", into)).code).toBe(0);
+    const F = "_bmad-output/two-pushes";
+    mkdirSync(join(into, F), { recursive: true });
+    const names = numbered(`${F}/f`, 30);
+    for (const name of names) writeFileSync(join(into, name), `${name}\n`);
+    const both = await Promise.all([sync("push", into), sync("push", into)]);
+    for (const run of both) expect(run.code, run.stderr).toBe(0);
+    const added = both.map((run) => run.stdout.split("\n").filter((line) => line.startsWith("added ")).length).sort();
+    expect(added).toEqual([0, names.length]);
+    for (const name of names) rmSync(join(into, name));
+    expect((await sync("push", into)).code).toBe(0);
   }, 60_000);
 
   it("logs out: revokes the saved sign-in at the server, so a stolen copy stops working, and deletes it", async () => {
