@@ -8,7 +8,7 @@
 import { lstatSync, type BigIntStats, type Stats } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { dirname, join, posix } from "node:path";
-import type { FileChange, FsEntryKind, NamingError, RuntimeFs } from "../core/runtime/fs.js";
+import { FsRefusal, type FileChange, type FsEntryKind, type NamingError, type RuntimeFs } from "../core/runtime/fs.js";
 import { ChangeRefused } from "../core/runtime/py-io.js";
 import { mayServeAsConfig } from "../core/catalog/config.js";
 import { changeRefusal, machineryName } from "../core/workspace/paths.js";
@@ -33,11 +33,17 @@ const ERRNO = new Map<ConfinedCode, string>([["too-large", "EFBIG"], ["is-dir", 
 const CHANGE_TRIES = 5;
 const CHANGE_PAUSE_MS = 20;
 
-/** A refusal from the confined reader as the Error the ported scripts expect (codes as Node's own), in its own words:
+/** What the confined reader and writer refuse where Python would go on (a path out, a FIFO, a file too large), apart
+ *  from what Python meets too (a missing file, a folder, a save meanwhile, an I/O error). */
+const REFUSED = new Set<ConfinedCode>(["outside", "not-file", "too-large"]);
+
+/** A failure of the confined reader as the Error the ported scripts expect (codes as Node's own), in its own words:
  *  a prefix said "outside the allowed roots" of a hard link inside them (review 222). Its message starts with the
  *  path, so it names its file (RuntimeFs). */
 function asError(failure: ConfinedFailure): NamingError {
-  return Object.assign(refusal(failure.error, ERRNO.get(failure.code)), { namesFile: true as const });
+  const code = ERRNO.get(failure.code);
+  const error = REFUSED.has(failure.code) ? refusal(failure.error, code) : Object.assign(new Error(failure.error), code ? { code } : {});
+  return Object.assign(error, { namesFile: true as const });
 }
 
 /** A failure to land: "changed" is answered, to be tried again; any other is thrown. */
@@ -46,12 +52,9 @@ function changedOrThrow(failure: ConfinedFailure): ConfinedFailure {
   return failure;
 }
 
-function refusal(message: string, code?: string): Error {
-  return Object.assign(new Error(message), code ? { code } : {});
-}
-
+const refusal = (message: string, code?: string): FsRefusal => new FsRefusal(message, code);
 /** A refusal whose message starts by naming its path (NamingError). */
-const namingRefusal = (message: string, code: string): NamingError => Object.assign(refusal(message, code), { namesFile: true as const });
+const namingRefusal = (message: string, code?: string): NamingError => Object.assign(refusal(message, code), { namesFile: true as const });
 
 /** A path as the disk spells it (`path`), where it really is (`real`), and, for a new name beside its twin, why nothing
  *  is made there (`twinRefused`: spelled-names.ts). */
@@ -180,7 +183,7 @@ export class NodeRuntimeFs implements RuntimeFs {
     if (this.inside(real)) return resolved;
     const asked = this.asked(resolved.path);
     if (asked.root !== undefined) throw asError(leadsOut(asked.root, real, asked.rel));
-    throw Object.assign(refusal(`${path} is outside the allowed roots (${this.roots.join(", ")}): bmad-run's scripts read and write only inside the project.`), { namesFile: true as const });
+    throw namingRefusal(`${path} is outside the allowed roots (${this.roots.join(", ")}): bmad-run's scripts read and write only inside the project.`);
   }
 
   /** The allowed root holding a real path, and the path relative to it. */
@@ -223,7 +226,8 @@ export class NodeRuntimeFs implements RuntimeFs {
   /** `part`: only the file's first or last bytes. */
   async readFile(path: string, part?: ReadOptions["part"]): Promise<Uint8Array | undefined> {
     const at = await this.place(path, "read");
-    return this.read(at.root, at.rel, at.path, part);
+    // Judged and named by the name asked from the project, as bmad-files names it (review 359: a refusal named /abs/…/.env).
+    return this.read(at.root, at.rel, this.asked(at.path).rel, part);
   }
 
   /** `asked`: the path as the caller named it. What is read is judged as opened (a link swapped in meanwhile, a hard
@@ -247,7 +251,7 @@ export class NodeRuntimeFs implements RuntimeFs {
   private keepReplaced(root: string, rel: string, current: Uint8Array | undefined, next: Uint8Array | null): Promise<KeptEntry | undefined> {
     return keepReplaced(root, rel, current, next).catch((error: Error) => {
       // Full kept copies are no error of the file's: a ported script answers them as they are (ChangeRefused).
-      throw error instanceof NotKept ? Object.assign(new ChangeRefused(error.message), { code: "EAGAIN" }) : refusal(error.message, "EAGAIN");
+      throw error instanceof NotKept ? Object.assign(new ChangeRefused(error.message), { code: "EAGAIN" }) : Object.assign(new Error(error.message), { code: "EAGAIN" });
     });
   }
 

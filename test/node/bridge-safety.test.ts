@@ -89,19 +89,24 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     const spine = await bmadRun(client, `uv run {project-root}/.claude/skills/bmad-architecture/scripts/lint_spine.py --workspace run -o${away}/spine.json`);
     expect(spine.out?.exit_code).not.toBe(0);
     expect(readdirSync(away)).toEqual([]);
-    // A file it reads outside the project, or inside .git/ (there or not), is refused for that, never "not found": Python would read
-    // it, and a model told it is missing goes looking for it.
+    // A file it reads outside the project, inside .git/ (there or not), or one that holds secrets is refused for that, never
+    // "not found": Python would read it, and a model told it is missing goes looking for it. Nor as a traceback Python
+    // would not print, and named as bmad-files names it (review 359: `Traceback…\nOSError: /abs/…/.env: holds secrets`).
     writeFileSync(join(away, "there.md"), "# There\n");
+    writeFileSync(join(dir, ".env"), "PASSWORD=hunter2\n");
     for (const [line, why] of <Array<[string, RegExp]>>[
-      [`uv run {project-root}/.claude/skills/bmad-review/scripts/word_metrics.py ${away}/there.md`, /there\.md is outside the allowed roots \(.*\): bmad-run's scripts read and write only inside the project\./],
-      ["uv run {project-root}/.claude/skills/bmad-review/scripts/word_metrics.py .git/notes.md", /\.git\/notes\.md is inside \.git\//],
-      [`uv run {project-root}/.claude/skills/bmad-architecture/scripts/lint_spine.py --workspace ${away}`, /outside the allowed roots/],
+      [`uv run {project-root}/.claude/skills/bmad-review/scripts/word_metrics.py ${away}/there.md`, /^Refused: .*there\.md is outside the allowed roots \(.*\): bmad-run's scripts read and write only inside the project\.$/m],
+      ["uv run {project-root}/.claude/skills/bmad-review/scripts/word_metrics.py .git/notes.md", /^Refused: \.git\/notes\.md is inside \.git\//m],
+      [`uv run {project-root}/.claude/skills/bmad-architecture/scripts/lint_spine.py --workspace ${away}`, /^Refused: .*outside the allowed roots/m],
+      ["python3 {project-root}/.claude/skills/bmad-review/scripts/word_metrics.py {project-root}/.env", /^Refused: \.env: holds secrets \(an environment file, credentials or a key\); no tool reads it\./m],
     ]) {
       const refused = await bmadRun(client, line);
       expect(refused.isError, line).toBe(true);
+      expect(refused.out?.exit_code, line).toBe(1);
       expect(refused.text, line).toMatch(why);
-      expect(refused.text, line).not.toMatch(/not a readable file|not found/);
+      expect(refused.text, line).not.toMatch(/not a readable file|not found|Traceback|OSError/);
     }
+    expect((await bmadRun(client, "python3 {project-root}/.claude/skills/bmad-review/scripts/word_metrics.py {project-root}/.env")).text).not.toContain(dir);
     // Inside the project the same line works.
     expect((await bmadRun(client, `${review} -ometrics.json`)).out?.exit_code).toBe(0);
     expect(JSON.parse(readFileSync(join(dir, "metrics.json"), "utf8"))).toHaveProperty("total_words");
@@ -497,9 +502,9 @@ describe("links inside the project", () => {
     // Nor a ported script's output by such a name.
     const script = await bmadRun(client, "uv run bmad://core/bmad-review/scripts/word_metrics.py {project-root}/changed/plain.md -o {project-root}/changed/notes.md");
     expect(script.isError).toBe(true);
-    expect(script.text).toMatch(/PermissionError: \[Errno 13\] Permission denied: '\S+\/changed\/notes\.md'/);
-    // With the refusal's reason, not a bare "Permission denied" (review 309).
-    expect(script.text).toMatch(/Permission denied: '\S+\/changed\/notes\.md' \(.*by its own/);
+    // With the refusal's reason, not a bare "Permission denied" (review 309), nor a traceback Python would not print (review 359).
+    expect(script.text).toMatch(/^Refused: changed\/notes\.md is a link to .*by its own name alone/m);
+    expect(script.text).not.toMatch(/Traceback|PermissionError/);
     expect(readFileSync(config, "utf8")).toBe(secret);
     expect(readFileSync(join(dir, "changed/plain.md"), "utf8")).toBe("plain\n");
     // A link whose two names are judged alike changes as before.

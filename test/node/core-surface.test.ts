@@ -348,6 +348,15 @@ it("holds back a password with any symbol in it, by what it is, and a planning d
   for (const text of doc) expect(holdsShapedSecret(text), text).toBe(false);
 });
 
+it("holds back a password a sentence ends on, however plain, and a sentence that goes on stays (review 359)", () => {
+  const said = ["the prod db password is hunter2", "the staging password is correct-horse-battery-staple", "the qa password is pw-innocent-xyz.", "My password was 'letmein99', then", "The root password for the box = hunter22"];
+  for (const text of said) expect(holdsShapedSecret(text), text).toBe(true);
+  // Served as a config value on every door: the same function judges it.
+  expect(sanitizeConfigText("_bmad/bmm/config.yaml", 'note: "the staging password is pw-innocent-xyz"\nuser_name: Ada\n')).not.toContain("pw-innocent-xyz");
+  for (const text of ["the password is stored in the vault", "the password is rotated every 90 days", "password is required", "The password is case-sensitive.", "the password is <secret>", "the password is ${DB_PASSWORD}", "the password is ***", "the password is redacted", "the password is test-1234"])
+    expect(holdsShapedSecret(text), text).toBe(false);
+});
+
 it("holds back nothing BMAD itself ships: every document and data file of bmad-method passes the detector push uses", () => {
   const shipped = readdirSync("node_modules/bmad-method/src", { recursive: true, encoding: "utf8" }).filter((f) => /\.(md|ya?ml|csv|json|toml)$/.test(f));
   expect(shipped.length).toBeGreaterThan(200);

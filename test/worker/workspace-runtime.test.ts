@@ -574,11 +574,15 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     await ada.files({ action: "write", project, path: "docs/review-me.md", content: "# A\none two three\n## B\nfour\n" });
     const metrics = await run(`uv run bmad://core/bmad-review/scripts/word_metrics.py ${root}/docs/review-me.md`);
     expect(JSON.parse(metrics.structured.stdout)).toMatchObject({ file: `${root}/docs/review-me.md`, total_words: 8, sections: [{ heading: "A", level: 1, words: 3 }, { heading: "B", level: 2, words: 1 }] });
-    // A file outside the project is refused for that, never "not found": Python would read it, and a model told it is
-    // missing goes looking for it.
+    // A file outside the project, or inside .git/, is refused for that, never "not found": Python would read
+    // it, and a model told it is missing goes looking for it. Nor as a traceback Python would not print (review 359).
     const outside = await ada.call(TOOL.bmadRun, { command: "uv run bmad://core/bmad-review/scripts/word_metrics.py /tmp/notes.md", project });
     expect(outside.isError).toBe(true);
-    expect(outside.structured.stderr).toBe(`Traceback (most recent call last):\nOSError: /tmp/notes.md is outside the project (${root}): bmad-run's scripts read and write only inside it.\n`);
+    expect(outside.structured.stderr).toBe(`Refused: /tmp/notes.md is outside the project (${root}): bmad-run's scripts read and write only inside it.\n`);
+    const machinery = await ada.call(TOOL.bmadRun, { command: `python3 bmad://core/bmad-review/scripts/word_metrics.py ${root}/.git/notes.md`, project });
+    expect([machinery.isError, machinery.structured.exit_code], machinery.text).toEqual([true, 1]);
+    expect(machinery.structured.stderr).toMatch(/^Refused: Path "\.git\/notes\.md" is inside \.git\/ .*\n$/);
+    expect(machinery.structured.stderr).not.toContain(root);
     // Where the skill names a fallback for a script that cannot run, the answer quotes it (findFallback's tests hold
     // the cases: a fallback a few lines below the script's line, or in a section of its own). Every 6.12 script is ported.
     // The forge's persona pool is ported: bmad-party-mode's members and groups beside the workspace's agents.

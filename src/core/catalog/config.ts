@@ -299,7 +299,7 @@ const SECRET_NOUN_PART = /pass|token|secret|key|credential/;
 function proseGivesSecret(line: string): boolean {
   // Lowercased and stripped as each word is below, the whole line at once (most lines name no secret's noun).
   if (!SECRET_NOUN_PART.test(line.toLowerCase().replace(/[^a-z\s]/g, ""))) return false;
-  const words = line.split(/\s+/);
+  const words = line.trim().split(/\s+/);
   return words.some((word, i) => {
     if (!SECRET_NOUNS.has(word.toLowerCase().replace(/[^a-z]/g, "")) || isPublicKey(`${words[i - 2] ?? ""} ${words[i - 1] ?? ""}`)) return false;
     // The value right after the noun, or after a word that gives it (`is`, `=`, `:`): `token refresh race <hash>` gives none.
@@ -310,11 +310,22 @@ function proseGivesSecret(line: string): boolean {
     // password, nor one that says what the password is like (`Password rules for signup: Min12+Upper+Digit`: DESCRIBES).
     if (!PASSWORD_NOUNS.has(word.toLowerCase())) return false;
     const label = words.slice(i + 1, i + 6);
-    const end = label.findIndex((w) => w.endsWith(":") || /^(is|was)$/i.test(w));
+    const end = label.findIndex((w) => w.endsWith(":") || /^(is|was|=)$/i.test(w));
     if (end < 0 || label.slice(0, end + 1).some((w) => DESCRIBES_WORD.test(w.replace(/[^A-Za-z]/g, "")))) return false;
     const labelled = proseValue(words[i + 2 + end] ?? "");
-    return !TEST_VALUE.test(labelled) && isAssignedValue(labelled, ":");
+    // Credentials are as often a role or a method (`credentials for AWS: IAM-Role-v2`): only a password's own noun plainly.
+    return (!TEST_VALUE.test(labelled) && isAssignedValue(labelled, ":")) || (word.toLowerCase() !== "credentials" && endsOnPassword(words, i + 2 + end));
   });
+}
+/** Whether the sentence ends on the word at `at`, a password however plain (review 359: `the prod db password is hunter2`,
+ *  `… is correct-horse-battery-staple` were served): four characters or more, no placeholder, and not a plain word or two
+ *  that says what a password is like (`is required`, `is case-sensitive`). A sentence that goes on gives none (`is stored
+ *  in the vault`, `is rotated every 90 days`). */
+function endsOnPassword(words: string[], at: number): boolean {
+  const word = words[at];
+  if (word === undefined || (at < words.length - 1 && !/[.,;)"'`]$/.test(word))) return false;
+  const value = trimEnd(unquoted(word), ".,;)");
+  return value.length >= 4 && !/^[A-Za-z]+(-[A-Za-z]+)?$/.test(value) && !TEST_VALUE.test(value) && isGivenSecret(value) && !standsForValue(value);
 }
 /** A word of prose as a value: without its quotes and a sentence's end (a comma is a cut call's: `header.slice(start,`). */
 const proseValue = (word: string) => trimEnd(unquoted(word), ".;");

@@ -21,6 +21,19 @@ export type FileChange = (current: Uint8Array | undefined) => Uint8Array | null 
  *  path): the OSError a script shows is its message alone, not followed by the absolute path again. */
 export type NamingError = Error & { namesFile: true };
 
+/** A path the confined file system refuses where Python would have read or written it (outside the project, tools'
+ *  machinery, a file that holds secrets, too large): its message names the path as the project does and says why. A
+ *  script sees the OSError asOsError makes of it; a run it ends answers `Refused: …` (runScript), never a traceback
+ *  Python would not have printed (review 359). `code`: the errno its OSError carries. */
+export class FsRefusal extends Error {
+  constructor(
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface RuntimeFs {
   /** The bytes of a regular file; undefined when nothing is there or it is a directory.
    *  Throws when the path is refused (outside the allowed roots, not a regular file, too large). */

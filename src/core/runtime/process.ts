@@ -3,8 +3,9 @@
 import { ArgparseExit } from "./argparse.js";
 import { ScriptTimeout } from "./budget.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
+import { FsRefusal } from "./fs.js";
 import { pyInt } from "./py-int.js";
-import { ChangeRefused } from "./py-io.js";
+import { ChangeRefused, RefusedOsError } from "./py-io.js";
 import { PyError } from "./py-json.js";
 
 export interface Output {
@@ -34,6 +35,9 @@ export async function runScript(body: (out: Output) => Promise<number>): Promise
     // Not Python's: the run was stopped, as the bridge stops a real script at its limit.
     if (error instanceof ScriptTimeout) return { stdout: out.stdout, stderr: `${out.stderr}Stopped: ${error.message}.\n`, exitCode: 1, timedOut: true };
     if (error instanceof ChangeRefused) return { stdout: out.stdout, stderr: `${out.stderr}Not made: ${error.message}\n`, exitCode: 1 };
+    // Python would have read or written it: a traceback would be false, the refusal is ours (review 359).
+    const refused = error instanceof RefusedOsError ? error.refusal : error instanceof FsRefusal ? error.message : undefined;
+    if (refused !== undefined) return { stdout: out.stdout, stderr: `${out.stderr}Refused: ${refused}\n`, exitCode: 1 };
     // Python prints a traceback and exits 1; its last line names the exception.
     const last = error instanceof PyError ? (error.message ? `${error.pyType}: ${error.message}` : error.pyType) : `${error instanceof Error ? error.name : "Error"}: ${error instanceof Error ? error.message : String(error)}`;
     return { stdout: out.stdout, stderr: `${out.stderr}Traceback (most recent call last):\n${last}\n`, exitCode: 1 };

@@ -1,6 +1,6 @@
 // Reading and writing through RuntimeFs with Python's errors: OSError texts ("[Errno 2] No such
 // file or directory: '/x'") and UnicodeDecodeError texts, so messages match the scripts'.
-import type { NamingError, RuntimeFs, TextEdit, TextEdited } from "./fs.js";
+import { FsRefusal, type NamingError, type RuntimeFs, type TextEdit, type TextEdited } from "./fs.js";
 import { PyError } from "./py-json.js";
 import { repr, universalNewlines } from "./py-str.js";
 
@@ -28,10 +28,26 @@ export function isOsError(error: unknown): error is PyError {
   return error instanceof PyError && (error.pyType === "OSError" || Object.values(ERRNO).some(([, , type]) => type === error.pyType));
 }
 
+/** The OSError a script sees for a refusal (FsRefusal): caught as any other, and answered as the refusal when it ends
+ *  the run (runScript). */
+export class RefusedOsError extends PyError {
+  constructor(
+    os: PyError,
+    readonly refusal: string,
+  ) {
+    super(os.pyType, os.message);
+  }
+}
+
 /** Any failure of the file system (a refusal, an I/O error) as the OSError Python would see; one whose message names
  *  its file (NamingError) names it once (review 226: `x.md: was changed…: '/abs/x.md'`). */
 export function asOsError(error: unknown, path: string): PyError {
   if (error instanceof PyError) return error;
+  const os = systemOsError(error, path);
+  return error instanceof FsRefusal ? new RefusedOsError(os, error.message) : os;
+}
+
+function systemOsError(error: unknown, path: string): PyError {
   const code = (error as { code?: unknown } | null)?.code;
   // A refusal of the confined file system (no `syscall`: not the OS's) keeps its reason after Python's words (review 309:
   // `.git/` and a link to a config answered a bare "Permission denied").

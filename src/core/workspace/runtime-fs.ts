@@ -2,11 +2,11 @@
 // (an absolute POSIX path), directories are implicit (one exists while a file is below it; mkdir does nothing),
 // and every write is a new version by the caller, with the same path checks and limits as bmad-files.
 // Each call checks access itself; one that finds no project the caller may see is also told to `noProject`.
-import type { FileChange, FsEntryKind, RuntimeFs, TextEdit } from "../runtime/fs.js";
+import { FsRefusal, type FileChange, type FsEntryKind, type RuntimeFs, type TextEdit } from "../runtime/fs.js";
 import { isProjectConfig } from "../catalog/config.js";
 import { checkWorkspacePath } from "./paths.js";
 import type { ByOthers } from "./line-authors.js";
-import type { WorkspaceFiles, WsResult } from "./store.js";
+import type { WorkspaceFiles, WsError, WsResult } from "./store.js";
 import { updateFile } from "./update-file.js";
 
 /** What a path was found to be: its bytes, a file, a folder, or nothing. */
@@ -21,6 +21,10 @@ export interface Stamped {
   /** The versions of the files it read (project path -> version): an update's first round needs no read. */
   versions?: Map<string, number>;
 }
+
+/** What a workspace refuses where Python would go on (a path it keeps no file at, a secrets file, a member's change
+ *  of what the owner alone changes, a change past its room): a refusal, never the OSError Python does not raise. */
+const REFUSED = new Set<WsError["kind"]>(["invalid", "denied", "limit"]);
 
 /** `known`: paths looked at already (a render's preload), by path. What the fs reads and stats is kept there too,
  *  and answered from there until it writes (a script run sees the project as it first found it, and its own writes). */
@@ -37,15 +41,15 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
   };
   const relOrThrow = (path: string): string => {
     const rel = inside(path);
-    if (rel === undefined || rel === "") throw Object.assign(new Error(`${path} is outside the project (${root}): bmad-run's scripts read and write only inside it.`), { namesFile: true as const });
+    if (rel === undefined || rel === "") throw Object.assign(new FsRefusal(`${path} is outside the project (${root}): bmad-run's scripts read and write only inside it.`), { namesFile: true as const });
     const checked = checkWorkspacePath(rel);
-    if (!checked.ok) throw new Error(checked.error);
+    if (!checked.ok) throw new FsRefusal(checked.error);
     return rel;
   };
   const value = <T>(out: WsResult<T>): T => {
     if (out.ok) return out.value;
     if (out.kind === "no_project") noProject?.(out.error);
-    throw new Error(out.error);
+    throw REFUSED.has(out.kind) ? new FsRefusal(out.error) : new Error(out.error);
   };
   /** Whose lines this run has read in files other than the one it changes (whose own lines carry their authors):
    *  what it writes came from them too (review 50: a writer's customization, rendered by the owner's render_skill.py
