@@ -7,7 +7,7 @@
 // caller's rule allows it. Failures are values naming the path and the fix, with a code to branch on.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readSync, readlinkSync, renameSync, rmSync, statSync, unlinkSync, type BigIntStats } from "node:fs";
+import { constants, existsSync, fstatSync, lstatSync, readlinkSync, renameSync, rmSync, statSync, unlinkSync, type BigIntStats } from "node:fs";
 import { lstat, mkdir, mkdtemp, open, readdir, realpath, rm, rmdir, stat, type FileHandle } from "node:fs/promises";
 import * as nodePath from "node:path";
 import { basename, dirname, join, relative, resolve } from "node:path";
@@ -630,53 +630,24 @@ async function stampOf(path: string): Promise<string> {
 export const ABSENT = "absent";
 /** The stamp of a file as `st` says it is (fileStamp). */
 export const stamped = (st: BigIntStats | undefined): string => (st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : ABSENT);
-/** What a change lands only over: the file as it was (`unchanged`, its stamp; none: any), or the same file still holding
- *  the bytes a change read at that stamp (`unchangedBytes`: only touched since). */
-export type Unchanged = { unchanged?: string; unchangedBytes?: Uint8Array };
 
-/** Why a change over the file at `rel` as it was (`unchanged`, its stamp; `read`, its bytes then) would not land now,
- *  or undefined: looked at before the change's copy of what it replaces is kept, so a change refused keeps none
- *  (review 58: 200 refused appends kept 200 copies, and the full budget then refused every change). */
-export function changedSince(root: string, rel: string, unchanged: string, read?: Uint8Array): ConfinedFailure | undefined {
-  return unchangedNow(resolve(root, rel), unchanged, read) ? undefined : changedFailure(rel);
+/** Why a change over the file at `rel` as it was (`unchanged`, its stamp) would not land now, or undefined: looked at
+ *  before the change's copy of what it replaces is kept, so a change refused keeps none (review 58: 200 refused appends
+ *  kept 200 copies, and the full budget then refused every change). */
+export async function changedSince(root: string, rel: string, unchanged: string): Promise<ConfinedFailure | undefined> {
+  return (await fileStamp(root, rel)) === unchanged ? undefined : changedFailure(rel);
 }
 
-/** Whether the file at `target` is still as it was (`unchanged`, its stamp; undefined: any), or only touched since: it
- *  still holds `read`, the bytes read at that stamp (a watcher's utime, an autosave of the same bytes: review 360, such
- *  a file was refused as another's save after 5 tries). Looked at synchronously, so that the change made next follows
- *  it with nothing between them: an editor takes no lock, and a save of its that landed between a look and a rename
- *  made apart (each a trip to libuv's threads) was replaced unseen (review 58: 5 runs in 12 lost one save). */
-function unchangedNow(target: string, unchanged: string | undefined, read?: Uint8Array): boolean {
-  if (unchanged === undefined || stamped(statSync(target, { bigint: true, throwIfNoEntry: false })) === unchanged) return true;
-  return read !== undefined && holdsStill(target, unchanged, read);
-}
+/** Whether the file at `target` is still as it was (`unchanged`, its stamp; undefined: any). Looked at synchronously,
+ *  so that the change made next follows it with nothing between them: an editor takes no lock, and a save of its that
+ *  landed between a look and a rename made apart (each a trip to libuv's threads) was replaced unseen (review 58: 5
+ *  runs in 12 lost one save). */
+const unchangedNow = (target: string, unchanged: string | undefined): boolean =>
+  unchanged === undefined || stamped(statSync(target, { bigint: true, throwIfNoEntry: false })) === unchanged;
 
-/** Whether the file at `target` is the one stamped `unchanged` (its device and inode), its only name, and holds `read`
- *  alone. Its bytes are read only where its size is theirs, which a change read within the cap (MAX_READ_BYTES), and
- *  through the descriptor its inode is judged on: another file swapped in (a link, a rename) is never taken for it. */
-function holdsStill(target: string, unchanged: string, read: Uint8Array): boolean {
-  let fd: number;
-  try {
-    // Never follows a link put in its place, nor blocks on a FIFO.
-    fd = openSync(target, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return false;
-  }
-  try {
-    const st = fstatSync(fd, { bigint: true });
-    if (!st.isFile() || st.nlink !== 1n || !unchanged.startsWith(`${st.dev}:${st.ino}:`) || st.size !== BigInt(read.byteLength)) return false;
-    // One byte more than it should hold: one written past them since the size was looked at is seen.
-    const now = Buffer.alloc(read.byteLength + 1);
-    const got = readSync(fd, now, 0, now.length, 0);
-    return got === read.byteLength && now.subarray(0, got).equals(read);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** The replace of `target` by `temp`, only if `target` is still as it was (unchangedNow). */
-function renameIfUnchanged(target: string, rel: string, unchanged: string | undefined, read: Uint8Array | undefined, temp: string): ConfinedFailure | undefined {
-  if (!unchangedNow(target, unchanged, read)) return changedFailure(rel);
+/** The replace of `target` by `temp`, only if `target` is still as it was. */
+function renameIfUnchanged(target: string, rel: string, unchanged: string | undefined, temp: string): ConfinedFailure | undefined {
+  if (!unchangedNow(target, unchanged)) return changedFailure(rel);
   renameSync(temp, target);
   return undefined;
 }
@@ -697,7 +668,7 @@ export const changedFailure = (rel: string, tries = 1) =>
  * file or the new one. A target that is a symlink inside the root is written where it points.
  * `exclusive` creates the file in place and fails with "exists" if anything is there (lock files).
  */
-export async function writeConfined(root: string, rel: string, data: string | Uint8Array, opts: { exclusive?: boolean; mode?: number } & Unchanged & Changer = {}): Promise<Confined<{ path: string; written?: BigIntStats }>> {
+export async function writeConfined(root: string, rel: string, data: string | Uint8Array, opts: { exclusive?: boolean; mode?: number; unchanged?: string } & Changer = {}): Promise<Confined<{ path: string; written?: BigIntStats }>> {
   const at = await locate(root, rel);
   if (!at.ok) return at;
   if (at.abs === at.realRoot) return failure("not-file", rel, "the project folder itself cannot be written as a file.");
@@ -772,7 +743,7 @@ export async function writeConfined(root: string, rel: string, data: string | Ui
         // nothing awaited between (by its realpath with no /proc).
         const realDir = folder.handle ? whereNow(at.realRoot, folder) : await realpath(dir).then((real) => (isInside(at.realRoot, real) ? real : undefined));
         const moved = realDir === undefined ? movedFailure(rel) : landing(at.realRoot, join(realDir, basename(target)), rel, opts);
-        const refused = moved ?? lost ?? renameIfUnchanged(inFolder(folder, basename(target)), rel, opts.unchanged, opts.unchangedBytes, inFolder(folder, tempName));
+        const refused = moved ?? lost ?? renameIfUnchanged(inFolder(folder, basename(target)), rel, opts.unchanged, inFolder(folder, tempName));
         if (refused) {
           removeOpened(handle, inFolder(folder, tempName));
           return refused;
@@ -868,7 +839,7 @@ async function createExclusive(realRoot: string, folder: HeldFolder, target: str
 /** `emptied`: which folders (relative) may go once the removal leaves them empty, from the file's up (a pull's
  *  deletion leaves none behind: review 47 filled a disk with the folders of deleted deep files). They are the folders
  *  of `named` (the path as the caller named it, where `rel` is where its links lead; `rel` by default): dropEmptied. */
-export async function removeConfined(root: string, rel: string, changer: Changer & Unchanged & { emptied?: (dir: string) => boolean; named?: string } = {}): Promise<Confined<object>> {
+export async function removeConfined(root: string, rel: string, changer: Changer & { unchanged?: string; emptied?: (dir: string) => boolean; named?: string } = {}): Promise<Confined<object>> {
   const at = await locate(root, rel);
   if (!at.ok) return at;
   const parent = await resolveConfined(at.realRoot, relative(at.realRoot, dirname(at.abs)));
@@ -877,7 +848,7 @@ export async function removeConfined(root: string, rel: string, changer: Changer
   const refused = landing(at.realRoot, target, rel, changer) ?? (await lockLost(rel));
   if (refused) return refused;
   try {
-    if (!unchangedNow(target, changer.unchanged, changer.unchangedBytes)) return changedFailure(rel);
+    if (!unchangedNow(target, changer.unchanged)) return changedFailure(rel);
     unlinkSync(target);
   } catch (e) {
     if (errno(e) !== "ENOENT") return ioFailure(rel, "cannot be removed", e);

@@ -290,16 +290,16 @@ export class NodeRuntimeFs implements RuntimeFs {
     sawFile(root, rel, unchanged, current ?? new Uint8Array());
     const next = await change(current);
     if (next === undefined) return { ok: true, written: undefined };
-    const changed = changedSince(root, rel, unchanged, current);
+    const changed = await changedSince(root, rel, unchanged);
     if (changed) return changed;
     // A change that does not land keeps nothing (landedOrDropped).
     const kept = await this.keepReplaced(root, rel, current, next);
     if (next === null) {
-      const removed = await landedOrDropped(root, kept, () => removeConfined(root, rel, { unchanged, unchangedBytes: current, ...(options.dropEmptied ? this.emptied(root, path) : {}) }));
+      const removed = await landedOrDropped(root, kept, () => removeConfined(root, rel, { unchanged, ...(options.dropEmptied ? this.emptied(root, path) : {}) }));
       return removed.ok ? { ok: true, written: undefined } : changedOrThrow(removed);
     }
     // Written even when the same: a config's version then changes whatever was written, so none says a guess was right.
-    const done = await landedOrDropped(root, kept, () => writeConfined(root, rel, next, { unchanged, unchangedBytes: current }));
+    const done = await landedOrDropped(root, kept, () => writeConfined(root, rel, next, { unchanged }));
     if (!done.ok) return changedOrThrow(done);
     sawFile(root, rel, stamped(done.written), next);
     if (!(current && sameBytes(current, next))) await noteWrite(root, rel, next);
