@@ -64,10 +64,10 @@ async function bmadScripts(embedded: string | undefined): Promise<BmadScripts> {
 }
 
 
-/** How long a pull or push waits for another in the same folder: as long as a large one runs. They go one at a time,
- *  on the lock of the folder's sync record, so that neither plans from a record the other is changing (review 358: of
- *  two pushes at once, the second called the first's writes conflicts and advised --force). */
+/** How long a pull or push waits for another in the same folder: as long as a large one runs (review 358: of two
+ *  pushes at once, the second called the first's writes conflicts and advised --force). After WAIT_NOTICE_MS it says so. */
 const SYNC_WAIT_MS = 10 * 60_000;
+const WAIT_NOTICE_MS = 1000;
 
 /** Runs the command; resolves with the exit status. */
 export async function runSyncCommand(command: "pull" | "push", argv: string[], embedded: string | undefined): Promise<number> {
@@ -96,48 +96,58 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
   const problem = token === undefined ? undefined : tokenProblem(token);
   if (problem) return usageError(problem);
   if (command === "pull") await mkdir(dir, { recursive: true });
-  const sync = async (client: Client, signIn: () => Promise<void>) => {
-    const again = (c: "pull" | "push", force: boolean, paths: readonly string[] = []) =>
-      ["bmad-mcp", c, "--remote", remote.url.href, "--project", project, ...(args.dir !== undefined ? ["--dir", dir] : []), ...(force ? ["--force", ...paths] : [])].map(shellWord).join(" ");
-    const workspace = new RemoteWorkspace(client, project, signIn);
-    const options = { dir, remote: remote.url.href, workspace, force: args.force === true, forcePaths: new Set(forcePaths), again, say, bmadScripts: await bmadScripts(embedded) };
-    const run = () => (command === "pull" ? pull(options) : push(options));
-    const result = await withFileLock(dir, STATE_FILE, run, SYNC_WAIT_MS).catch((error: unknown): SyncResult => {
-      if (error instanceof LockBusyError) return { ok: false, error: error.message };
-      throw error;
-    });
-    await client.close().catch(() => undefined);
-    return print(command, project, remote.url.href, dir, result, [...workspace.displaced.values()].sort());
-  };
-  // A server's origin without its endpoint answers 404 (review 208: "--remote http://127.0.0.1:8787").
-  const endpointHint = (message: string) => (/\b404\b/.test(message) && !remote.url.pathname.endsWith("/mcp") ? ` Is the endpoint ${new URL("/mcp", remote.url).href}? Name it with --remote.` : "");
-  const unconnected = (error: unknown) => (say(`${command}: no connection to ${remote.url.href}: ${sentence(remoteText((error as Error).message))}${endpointHint((error as Error).message)}`), 1);
+  const connectAndSync = async (): Promise<number> => {
+    const sync = async (client: Client, signIn: () => Promise<void>) => {
+      const again = (c: "pull" | "push", force: boolean, paths: readonly string[] = []) =>
+        ["bmad-mcp", c, "--remote", remote.url.href, "--project", project, ...(args.dir !== undefined ? ["--dir", dir] : []), ...(force ? ["--force", ...paths] : [])].map(shellWord).join(" ");
+      const workspace = new RemoteWorkspace(client, project, signIn);
+      const options = { dir, remote: remote.url.href, workspace, force: args.force === true, forcePaths: new Set(forcePaths), again, say, bmadScripts: await bmadScripts(embedded) };
+      const result = await (command === "pull" ? pull(options) : push(options));
+      await client.close().catch(() => undefined);
+      return print(command, project, remote.url.href, dir, result, [...workspace.displaced.values()].sort());
+    };
+    // A server's origin without its endpoint answers 404 (review 208: "--remote http://127.0.0.1:8787").
+    const endpointHint = (message: string) => (/\b404\b/.test(message) && !remote.url.pathname.endsWith("/mcp") ? ` Is the endpoint ${new URL("/mcp", remote.url).href}? Name it with --remote.` : "");
+    const unconnected = (error: unknown) => (say(`${command}: no connection to ${remote.url.href}: ${sentence(remoteText((error as Error).message))}${endpointHint((error as Error).message)}`), 1);
 
-  if (token !== undefined) {
-    // No browser and nothing saved: the token is sent as it is, and a refusal says so (token-client.ts).
-    const { tokenClient } = await import("./token-client.js");
-    const client = await tokenClient(remote.url, token.trim(), TOKEN_ENV).catch((error: unknown) => error as Error);
-    return client instanceof Error ? unconnected(client) : sync(client, () => Promise.reject(new Error(`the token in ${TOKEN_ENV} does not allow this`)));
-  }
-  // Loaded here: the HTTP client and OAuth code are not needed by anything else the CLI does.
-  const [{ CredentialsBusyError, FileOAuthProvider }, { LoopbackCallback, SignInError }, { RemoteLink }] = await Promise.all([import("./credentials.js"), import("./loopback-callback.js"), import("./remote-link.js")]);
-  const callback = new LoopbackCallback();
-  await callback.start({ keepAlive: true });
-  const link = new RemoteLink(remote.url, new FileOAuthProvider(remote.url.href, callback, say, dir), callback, say);
-  try {
-    let client;
-    try {
-      client = await link.connected();
-    } catch (error) {
-      // A sign-in that ended without tokens is no connection problem (review 210: a Deny was "no connection to …"),
-      // nor is a refresh that found another bridge holding the credentials file (review 257).
-      if (error instanceof CredentialsBusyError) return say(`${command}: the saved sign-in to ${remote.url.href} was not refreshed: ${sentence(error.message)}`), 1;
-      if (!(error instanceof SignInError)) return unconnected(error);
-      return say(`${command}: ${sentence(error.refused ? `${error.message}; run again and choose Allow` : error.message)}`), 1;
+    if (token !== undefined) {
+      // No browser and nothing saved: the token is sent as it is, and a refusal says so (token-client.ts).
+      const { tokenClient } = await import("./token-client.js");
+      const client = await tokenClient(remote.url, token.trim(), TOKEN_ENV).catch((error: unknown) => error as Error);
+      return client instanceof Error ? unconnected(client) : sync(client, () => Promise.reject(new Error(`the token in ${TOKEN_ENV} does not allow this`)));
     }
-    return await sync(client, () => link.signIn());
+    // Loaded here: the HTTP client and OAuth code are not needed by anything else the CLI does.
+    const [{ CredentialsBusyError, FileOAuthProvider }, { LoopbackCallback, SignInError }, { RemoteLink }] = await Promise.all([import("./credentials.js"), import("./loopback-callback.js"), import("./remote-link.js")]);
+    const callback = new LoopbackCallback();
+    await callback.start({ keepAlive: true });
+    const link = new RemoteLink(remote.url, new FileOAuthProvider(remote.url.href, callback, say, dir), callback, say);
+    try {
+      let client;
+      try {
+        client = await link.connected();
+      } catch (error) {
+        // A sign-in that ended without tokens is no connection problem (review 210: a Deny was "no connection to …"),
+        // nor is a refresh that found another bridge holding the credentials file (review 257).
+        if (error instanceof CredentialsBusyError) return say(`${command}: the saved sign-in to ${remote.url.href} was not refreshed: ${sentence(error.message)}`), 1;
+        if (!(error instanceof SignInError)) return unconnected(error);
+        return say(`${command}: ${sentence(error.refused ? `${error.message}; run again and choose Allow` : error.message)}`), 1;
+      }
+      return await sync(client, () => link.signIn());
+    } finally {
+      callback.close();
+    }
+  };
+  // One at a time in a folder, on the lock of its sync record, so that neither plans from a record the other is
+  // changing (review 358); taken before connecting, so that the remote's deadline and a sign-in start once it is this
+  // one's turn, and a wait is said (review 366: a pull that waited was cancelled at once, "the remote took more than…").
+  const waiting = setTimeout(() => say(`${command}: another pull or push of ${dir} is running; this one waits for it (at most ${SYNC_WAIT_MS / 60_000} minutes).`), WAIT_NOTICE_MS);
+  try {
+    return await withFileLock(dir, STATE_FILE, () => (clearTimeout(waiting), connectAndSync()), SYNC_WAIT_MS);
+  } catch (error) {
+    if (error instanceof LockBusyError) return say(`${command}: ${sentence(error.message)}`), 1;
+    throw error;
   } finally {
-    callback.close();
+    clearTimeout(waiting);
   }
 }
 

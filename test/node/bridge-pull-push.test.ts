@@ -19,12 +19,12 @@ import { compileGlob } from "../../src/core/catalog/glob.js";
 import { memoryId } from "../../src/core/memory/model.js";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { pull } from "../../src/bridge/sync-pull.js";
-import { loadState, saveState, type SyncState } from "../../src/bridge/sync-state.js";
+import { loadState, saveState, STATE_FILE, type SyncState } from "../../src/bridge/sync-state.js";
 import { bmadScriptsOf } from "../../src/core/runtime/scripts.js";
 import { RemoteWorkspace } from "../../src/bridge/sync-remote.js";
 import { NodeRuntimeFs } from "../../src/bridge/runtime-fs.js";
 import { keptContent, keptOf } from "../../src/bridge/kept-versions.js";
-import { locksFolderPath } from "../../src/bridge/file-lock.js";
+import { locksFolderPath, withFileLock } from "../../src/bridge/file-lock.js";
 import { connectBridge, install, localWorker, tempDir, toolText } from "./helpers.js";
 import { MIB } from "../../src/core/workspace/limits.js";
 
@@ -793,6 +793,17 @@ describe("against the real Worker", () => {
     expect(added).toEqual([0, names.length]);
     for (const name of names) rmSync(join(into, name));
     expect((await sync("push", into)).code).toBe(0);
+    // One that finds the folder busy says it waits, and its turn comes with the whole of its remote's deadline (review
+    // 366: a pull that waited had its first call cancelled at once, "the remote took more than 10 minutes").
+    let release!: () => void;
+    const taken = new Promise<void>((held) => void withFileLock(into, STATE_FILE, () => (held(), new Promise<void>((r) => (release = r)))));
+    await taken;
+    const waiting = sync("pull", into);
+    await new Promise((r) => setTimeout(r, 1500));
+    release();
+    const waited = await waiting;
+    expect(waited.code, waited.stderr).toBe(0);
+    expect(waited.stderr).toContain(`pull: another pull or push of ${into} is running; this one waits for it`);
   }, 60_000);
 
   it("logs out: revokes the saved sign-in at the server, so a stolen copy stops working, and deletes it", async () => {
