@@ -78,7 +78,7 @@ async function runSkillScript(root: string, reader: BundleReader, given: ScriptV
   const bases = [root, skillCache()];
   // Where the script is decides whether anything runs: said as a refusal, not as the script's exit (review 271).
   const where = await confinedScript(script, bases);
-  if (!where.ok) return { ...refused(where.error), refused: where.error };
+  if (!where.ok) return refused(where.error);
   const digest = await scriptDigest(script, bases);
   if (!digest.ok) return refused(digest.error);
   if (!byPort) {
@@ -307,8 +307,10 @@ async function confinedArgument(arg: string, root: string, bases: string[], ownF
   return landed ? { ok: false, error: `Refused to run the script with ${landed.error}` } : { ok: true };
 }
 
+/** Nothing ran, and why: bmad-run answers the refusal itself, not a script's exit (review 364). stderr and the exit
+ *  code say it too, for a port that passes on what its original answered. */
 function refused(message: string): SkillScriptRun {
-  return { stdout: "", stderr: message, exitCode: 2 };
+  return { stdout: "", stderr: message, exitCode: 2, refused: message };
 }
 
 let cacheDir: string | undefined;

@@ -233,7 +233,7 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     const r = await client.callTool({ name: "bmad-run", arguments: { command: `python3 ${away}/x.py` } });
     expect(r.isError).toBe(true);
     expect(r.structuredContent).toBeUndefined();
-    expect(text(r)).toBe(`${realpathSync(away)}/x.py is outside the project; only the project's skills and BMAD's own run here: give a script in the project ({project-root}/…), or BMAD's by its URI (bmad://<module>/<skill>/scripts/<name>.py).`);
+    expect(text(r)).toBe(`Not run: ${realpathSync(away)}/x.py is outside the project; only the project's skills and BMAD's own run here: give a script in the project ({project-root}/…), or BMAD's by its URI (bmad://<module>/<skill>/scripts/<name>.py).`);
     expect(existsSync(marker)).toBe(false);
   });
 
@@ -262,8 +262,9 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     copyFileSync(join(dir, "_bmad/scripts/memlog.py"), join(skill, "scripts/memlog-copy.py"));
     const client = await sharedProject().client;
     const refused = await bmadRun(client, `uv run ${skill}/scripts/hello.py`);
-    expect(refused.out?.exit_code).toBe(2);
-    expect(refused.text).toContain(".claude/skills/bmad-mine/scripts/hello.py is not a script BMAD installed");
+    // Said as a refusal, with no exit code: the script never started (review 364).
+    expect(refused.out).toBeUndefined();
+    expect(refused.text).toMatch(/^Not run: \.claude\/skills\/bmad-mine\/scripts\/hello\.py is not a script BMAD installed/);
     expect(refused.text).toContain("--allow-project-scripts");
     const atItsPlace = await bmadRun(client, `uv run ${bmads}`);
     expect(atItsPlace.out?.exit_code, atItsPlace.text).toBe(0);
@@ -281,8 +282,8 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     writeFileSync(join(dir, ".env"), "KEY=sk-secret\n");
     for (const arg of ["-o/tmp/bmad-out.json", "-o../x", ".env", "sub/../.env", ".claude/settings.local.json", "_bmad/scripts/memlog.py", ".git/hooks/pre-commit"]) {
       const judged = await bmadRun(client, `uv run ${bmads} ${arg}`);
-      expect(judged.out?.exit_code, `${arg}: ${judged.text}`).toBe(2);
-      expect(judged.text).toMatch(/Refused to run the script with|as two words/);
+      expect(judged.out, `${arg}: ${judged.text}`).toBeUndefined();
+      expect(judged.text).toMatch(/^Not run: (Refused to run the script with|\S+ give a short option and its value as two words)/);
     }
     const allowed = await bmadRun(await connect(dir, ["--allow-project-scripts"]), `uv run ${skill}/scripts/hello.py`);
     expect(allowed.text).toContain("hello from mine");
@@ -374,8 +375,18 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     const inside = join(dir, "venv/bin");
     mkdirSync(inside, { recursive: true });
     writeFileSync(join(inside, "uv"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
-    const fromProject = await bmadRun(await connect(dir, [], { PATH: `${inside}:${process.env.PATH}` }), `uv run ${bmads}`);
-    expect(fromProject.text).toContain("venv/bin/uv is inside the project: bmad-run runs BMAD's scripts with no interpreter from the project's own folders");
+    const withPlanted = await connect(dir, [], { PATH: `${inside}:${process.env.PATH}` });
+    const fromProject = await bmadRun(withPlanted, `uv run ${bmads}`);
+    // Said as the refusal it is, not as the script's exit (review 364: "brain.py exited 2", a script that never started),
+    // for a script with no port and for the original a port runs (brain.py's composer page).
+    const insideUv = /^Not run: venv\/bin\/uv is inside the project: bmad-run runs BMAD's scripts with no interpreter from the project's own folders/;
+    expect(fromProject.text).toMatch(insideUv);
+    expect(fromProject.out).toBeUndefined();
+    const composer = await bmadRun(withPlanted, "python3 {project-root}/.claude/skills/bmad-brainstorming/scripts/brain.py html --out _bmad-output/composer-364.html");
+    expect(composer.isError).toBe(true);
+    expect(composer.text).toMatch(insideUv);
+    expect(composer.text).not.toContain("exited");
+    expect(existsSync(join(dir, "_bmad-output/composer-364.html"))).toBe(false);
     // A plain file a tool wrote on such a folder (every one is 0644) is no program and shadows none (a thirteenth review).
     expect((await files(client, { action: "write", path: "tools-bin/python3", content: "not a program\n" })).isError).toBe(false);
     const shadowed = await bmadRun(await connect(dir, [], { PATH: `${join(dir, "tools-bin")}:${process.env.PATH}` }), `uv run ${bmads}`);
@@ -390,7 +401,10 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     mkdirSync(bin, { recursive: true });
     writeFileSync(join(bin, "git"), `#!/bin/sh\necho "$0" > "${marker}"\n`, { mode: 0o755 });
     const planted = await bmadRun(await connect(dir, [], { PATH: `${bin}:${process.env.PATH}` }), "git status --porcelain");
-    expect(planted.text).toContain("venv327/bin/git is inside the project: git runs here only from outside the project's own folders");
+    // As the refusal it is: no git ran, so no "git exited 128" and no git "fatal:" (review 364).
+    expect(planted.isError).toBe(true);
+    expect(planted.text).toMatch(/^Not run: venv327\/bin\/git is inside the project: git runs here only from outside the project's own folders/);
+    expect(planted.text).not.toMatch(/exited|fatal:/);
     expect(existsSync(marker)).toBe(false);
     // A version manager's shim outside the project picks its Python by the working folder's .python-version: the
     // project's named another one for BMAD's scripts. The shim is asked once, from a neutral folder, which Python it is.

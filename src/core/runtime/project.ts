@@ -29,7 +29,8 @@ export interface SkillScriptRun extends OriginalRun {
   timedOut?: boolean;
   /** The door kept only the last part of a stream (the bridge's run-bounded.ts, at the same 256 KB). */
   truncated?: boolean;
-  /** Nothing ran: the script is no file the door runs (outside the project, a link out), and this says why. */
+  /** Nothing ran, and why: the script, an argument or the interpreter is none the door runs (outside the project, a
+   *  link out, bytes BMAD does not vouch for, a uv from the project's own folders). */
   refused?: string;
 }
 

@@ -124,6 +124,8 @@ async function gitAnswer(line: string, project: string | undefined, deps: Surfac
   const dir = found.runtime.fsRoot;
   const ran = await git({ dir, args: parsed.args });
   if (!ran) return fail(otherProgramAnswer("git", true, "git is not installed where the bridge runs"));
+  // git's door refused it (a git from the project's folders, a .git leading out): no git ran, so no "exited 128".
+  if (ran.refused) return notRun(found.runtime, ran.refused);
   const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
   const paths = workTreeDiffPaths(parsed.args);
   // What git prints of a file passes the rule bmad-files reads by (review 213: git diff printed .env and a key whole),
@@ -295,10 +297,19 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     : undefined;
   if (port) {
     const bounded = withBudget(runtime.fs);
-    const runOriginal = runtime.runSkillScript && ((a: string[]) => bounded.budget.offClock(() => runtime.runSkillScript!(fsScript, a, signal, true)));
+    // The door refusing to start BMAD's original (brain.py html) is said as that, not as the port's exit (review 364).
+    let originalRefused: string | undefined;
+    const runOriginal =
+      runtime.runSkillScript &&
+      (async (a: string[]) => {
+        const run = await bounded.budget.offClock(() => runtime.runSkillScript!(fsScript, a, signal, true));
+        originalRefused ??= run.refused;
+        return run;
+      });
     const result = await port(fsArgs, { ...bounded, cwd: runtime.fsRoot, scriptPath: fsScript, git: runtime.git && ((r) => bounded.budget.offClock(() => runtime.git!(r))), ...(runOriginal ? { runOriginal } : {}), ...(composerShown ? { composerShown } : {}), ...zoneOf(runtime), ...pathsInFiles(runtime) });
     const refused = runtime.refused?.();
     if (refused) return fail(refused);
+    if (originalRefused) return notRun(runtime, originalRefused);
     const answer = runAnswer(runtime, name, result);
     // A port that needs git where there is none answers as its Python does; where it can run is said beside it
     // (review 77: the retrospective went on without knowing).
@@ -314,7 +325,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     if (missing) return fail(missing);
     if (!runtime.runSkillScript) return needsBridge(deps.reader, fsScript, name);
     const result = await runtime.runSkillScript(fsScript, fsArgs, signal);
-    if (result.refused) return fail(fromFsText(runtime, result.refused));
+    if (result.refused) return notRun(runtime, result.refused);
     return runAnswer(runtime, name, result, true);
   }
   // Any other script is the project's code (`python3 manage.py test`), answered as `pytest` is: one that is there, and
@@ -328,6 +339,10 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     `Recognised the script ${fromFsText(runtime, fsScript)}, which is none of BMAD's (its shared scripts, {project-root}/_bmad/scripts/${[...SHARED_SCRIPTS.keys()].join(", ")}, and a skill's own, {skill-root}/scripts/*.py): ${deps.project !== undefined ? await codeAnswer(line, runtime) : otherProgramAnswer("code", false)}`,
   );
 }
+
+/** The door ran nothing (the script, an argument, the interpreter or git is none it starts): the refusal itself, with
+ *  no exit code, so that no one debugs a program that never started (reviews 271, 364). */
+const notRun = (runtime: ProjectRuntime, why: string): ToolOutcome => fail(`Not run: ${fromFsText(runtime, why)}`);
 
 /** Scripts whose output is the config and customization layers' values. */
 const CONFIG_SCRIPTS = new Set(["resolve_config.py", "resolve_customization.py"]);
