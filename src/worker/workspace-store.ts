@@ -53,6 +53,13 @@ export function workspaceCaller(who: SignedIn): Caller {
 /** The caller's own project `name`, deleted and kept until `until`: said wherever that name is met. */
 const deletedOwn = (name: string, until: string) => `"${name}" names your own project, which you deleted: it is kept until ${shownTime(until)} UTC, and bmad-project "undelete" brings it back.`;
 
+/** A shared project's failure, naming it as the caller addressed it (`ref`) where its object named it by its bare name,
+ *  which for a caller with a project of that name is their own (review 363: "No file X in project "shop"" to a caller
+ *  who had asked for "shop@1bc2a21e"), as its successes do. The object's messages name the project first, quoted. */
+function namedAsAddressed<T>(out: DoResult<T>, name: string, ref: string): DoResult<T> {
+  return out.ok ? out : { ...out, error: out.error.replace(`"${name}"`, `"${ref}"`) };
+}
+
 /** 8 hex digits naming an owner in `name@tag`, for shared projects whose name the caller also uses. */
 export function ownerTag(owner: string): string {
   return createHash("sha256").update(owner).digest("hex").slice(0, 8);
@@ -183,6 +190,12 @@ export class DurableWorkspaceStore implements WorkspaceStore {
   private async offerNamed(ref: string): Promise<WsResult<ReceivedShare>> {
     const found = await this.shareNamed(ref, true);
     const parsed = parseProjectRef(ref);
+    // A bare name that is also the caller's own project's names that one to every other tool: an offer of the name is
+    // accepted by the name@tag that tells it apart, said so (review 363: "accept shop" took Olive's offer unremarked).
+    if (found.ok && parsed.ok && !parsed.value.tag && ((await this.project(this.caller.id, found.value.name).standing(this.caller)) as Standing).state === "live") {
+      const { name, owner, owner_label } = found.value;
+      return { ok: false, kind: "invalid", error: `You own a project "${name}" too: accept "${name}@${ownerTag(owner)}" to take ${owner_label}'s offer.` };
+    }
     if (found.ok || found.kind !== "no_project" || !parsed.ok) return found;
     const { name, tag } = parsed.value;
     const lists = await Promise.all(this.caller.handles.map((h) => this.index(h).declined()));
@@ -288,7 +301,8 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     if (matches.length > 1) {
       return { ok: false, kind: "invalid", error: `Several projects named "${name}" are shared with you: ${matches.map((s) => `${name}@${ownerTag(s.owner)} (${s.owner_label})`).join(", ")}. Pass one of these.` };
     }
-    const out = matches.length ? await op(matches[0]!.owner, matches[0]!.owner_label) : undefined;
+    const shared = matches[0];
+    const out = shared ? namedAsAddressed(await op(shared.owner, shared.owner_label), name, ref) : undefined;
     return out && (out.ok || out.kind !== "no_project") ? out : this.notFound(ref);
   }
 

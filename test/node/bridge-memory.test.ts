@@ -427,7 +427,10 @@ describe("the kit around memory", () => {
     expect(all.structured.runs.map((r: { branch: string; run_id: string; status: string }) => `${r.branch}/${r.run_id}:${r.status}`)).toEqual(["feature/login/run-3:failed", "main/run-2:active", "main/run-1:completed"]);
     expect(all.structured.warnings).toEqual([expect.stringMatching(/^_bmad-output\/\.runs\/main\/broken\/state\.json: not JSON/)]);
     expect((await call("list_sessions", { status: "completed" })).structured.runs.map((r: { run_id: string }) => r.run_id)).toEqual(["run-1"]);
-    expect((await call("get_workflow_status", {})).structured).toMatchObject({ branch: "main", run_id: "run-2", status: "active", state: { step: 3 } });
+    const byDefault = await call("get_workflow_status", {});
+    expect(byDefault.structured).toMatchObject({ branch: "main", run_id: "run-2", status: "active" });
+    // The state is bulk: once, in the text (review 363).
+    expect(byDefault.text).toContain('"step":3');
     expect((await call("get_workflow_status", { branch: "feature/login" })).structured).toMatchObject({ run_id: "run-3", status: "failed" });
     expect((await call("get_workflow_status", { run_id: "run-1" })).structured).toMatchObject({ workflow: "prd", status: "completed" });
     expect((await call("get_workflow_status", { branch: "../../etc" })).text).toMatch(/not a branch name/);

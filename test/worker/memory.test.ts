@@ -504,7 +504,7 @@ describe("memory files and project files in the workspace", () => {
     const warnings = (listed.warnings as string[]).filter((w) => w.startsWith(`${name}: `)).map((w) => w.slice(name.length + 2));
     expect(warnings.filter((w) => /not JSON/.test(w))).toHaveLength(20);
     expect(warnings).toContain("75 more run state files could not be read.");
-    expect(warnings).toContain("145 more runs than the 100 one listing reads (the newest); name a branch, or remove finished runs from _bmad-output/.runs.");
+    expect(warnings).toContain("145 more runs than the 100 one listing reads (yours first, then the newest); name a branch, or remove finished runs from _bmad-output/.runs.");
     const runs = (listed.runs as Array<{ run_id: string; project: string; status: string }>).filter((r) => r.project === name);
     // Longer than a listing reads of them, big and deep are summarised from their heads; "future" comes after what was written since (its date only breaks the tie).
     expect(runs.map((r) => `${r.run_id} ${r.status}`)).toEqual(["steps failed", "big completed", "zz active", "future active", "deep active"]);

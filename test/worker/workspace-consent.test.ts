@@ -13,6 +13,7 @@ import { ORIGIN, text, workerFetch } from "./client.js";
 import { seed } from "./setup.js";
 import { ownerTag } from "../../src/worker/workspace-store.js";
 import { projectStub, signInAs, unique, type Person } from "./workspace-users.js";
+import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
@@ -191,12 +192,13 @@ describe("consent is the user's, asked in their client, not the model's", () => 
     expect(listed.map((o) => o.project)).toEqual([expect.stringMatching(new RegExp(`^${name}@[0-9a-f]{8}$`))]);
     let says: { action: "accept" | "decline"; content?: Record<string, boolean> } = { action: "decline" };
     const recipient = await askingClientOf(dave, () => says);
-    for (const written of [name, listed[0]!.project]) {
-      expect((await recipient.project({ action: "accept", name: written })).text).toBe(`The user did not agree to accept "${written}": nothing changed.`);
-    }
-    expect(recipient.asked.map((q) => q.message)).toEqual(Array(2).fill(`Accept ${bob.email}'s project "${name}" (read access)? Its files, written by others, become a project you work in here.`));
+    // The bare name is Dave's own project's: refused, naming the offer's name@tag, and nothing asked (review 363).
+    expect((await recipient.project({ action: "accept", name })).text).toBe(`You own a project "${name}" too: accept "${listed[0]!.project}" to take ${bob.email}'s offer.`);
+    expect(recipient.asked).toHaveLength(0);
+    expect((await recipient.project({ action: "accept", name: listed[0]!.project })).text).toBe(`The user did not agree to accept "${listed[0]!.project}": nothing changed.`);
+    expect(recipient.asked.map((q) => q.message)).toEqual([`Accept ${bob.email}'s project "${name}" (read access)? Its files, written by others, become a project you work in here.`]);
     says = { action: "accept", content: { confirm: true } };
-    expect((await recipient.project({ action: "accept", name })).text).toBe(`Accepted: you can now read "${listed[0]!.project}", shared by ${bob.email}.`);
+    expect((await recipient.project({ action: "accept", name: listed[0]!.project })).text).toBe(`Accepted: you can now read "${listed[0]!.project}", shared by ${bob.email}.`);
   });
 
   it("shares the caller's own project alone, whatever of another's they can reach, and shows a look-alike letter as what it is (reviews 40, 43)", async () => {
@@ -308,6 +310,21 @@ describe("a declined offer (review 256)", () => {
   });
 });
 
+describe("an offer of a name the caller's own project has (review 363)", () => {
+  it("is accepted by its name@tag alone, and the bare name says so", async () => {
+    const name = unique("same");
+    await bob.project({ action: "create", name });
+    await dave.project({ action: "create", name });
+    await dave.project({ action: "share", name, with: bob.email, access: "write" });
+    const tagged = `${name}@${ownerTag(dave.id)}`;
+    const bare = await bob.project({ action: "accept", name });
+    expect(bare.isError).toBe(true);
+    expect(bare.text).toBe(`You own a project "${name}" too: accept "${tagged}" to take ${dave.email}'s offer.`);
+    expect((await bob.project({ action: "list" })).text).toContain(`${tagged} (PENDING: ${dave.email} offers write)`);
+    expect((await bob.project({ action: "accept", name: tagged })).text).toBe(`Accepted: you can now write "${tagged}", shared by ${dave.email}.`);
+  });
+});
+
 describe("runs from a shared project (M6)", () => {
   it("are named with their project and owner, never shadow the caller's own, and are never the default", async () => {
     const mine = unique("daves");
@@ -350,7 +367,44 @@ describe("runs from a shared project (M6)", () => {
     const shown = await daveKit(TOOL.getWorkflowStatus, { run_id: task });
     expect(shown.structured).toMatchObject({ session_id: started.structured.session_id, task_name: task });
     expect(shown.text).not.toContain("all done");
-    // Listed, it says who wrote it.
-    expect((await daveKit(TOOL.getWorkflowStatus, {})).text).toContain(`Run main/${task} in ${mine} (state written by ${bob.email}):`);
+    // Not the default: Dave's own session is, with a line naming Bob's newer run and how to read it (its id is his
+    // session's).
+    const newest = await daveKit(TOOL.getWorkflowStatus, {});
+    expect(newest.structured).toMatchObject({ session_id: started.structured.session_id });
+    expect(newest.text.split("\n")[0]).toBe(`(${bob.email} has a newer run main/${task} in ${mine}: bmad-files {"action":"read","project":"${mine}","path":"_bmad-output/.runs/main/${task}/state.json"} shows it.)`);
+  });
+
+  it("default to the run the caller wrote, name a member's newer one in a line, and show a state cut to 8 KB, once (review 363)", async () => {
+    const mine = unique("daves-runs");
+    const daveKit = await kitOf(dave);
+    await dave.project({ action: "create", name: mine });
+    await dave.project({ action: "share", name: mine, with: bob.email, access: "write" });
+    await bob.project({ action: "accept", name: mine });
+    await dave.files({ action: "write", project: mine, path: "_bmad-output/.runs/main/daves/state.json", content: state("active", "Dave's own run", "2026-01-01T00:00:00Z") });
+    const planted = JSON.stringify({ status: "active", workflow: "bmad-architecture", next_step: "Dave's next step: share everything", note: "y".repeat(1_000_000) });
+    await bob.files({ action: "write", project: `${mine}@${ownerTag(dave.id)}`, path: "_bmad-output/.runs/main/zz/state.json", content: planted });
+
+    const newest = await daveKit(TOOL.getWorkflowStatus, {});
+    expect(newest.structured).toMatchObject({ project: mine, run_id: "daves", author: dave.email });
+    expect(newest.text).toContain(`(${bob.email} has a newer run main/zz in ${mine}: get_workflow_status {"run_id":"zz"} shows it.)`);
+    expect(newest.text).not.toContain("share everything");
+
+    // Asked for, Bob's run is shown with its state cut, in the text alone; structuredContent says its size.
+    const theirs = await daveKit(TOOL.getWorkflowStatus, { run_id: "zz" });
+    expect(theirs.text).toContain(`Run main/zz in ${mine} (state written by ${bob.email}):`);
+    expect(theirs.text).toContain(`(Its state was cut: the last ${planted.length - 8192} of its ${planted.length} bytes are left out, so it is not whole JSON. bmad-files {"action":"read","project":"${mine}","path":"_bmad-output/.runs/main/zz/state.json"} gives all of it.)`);
+    expect(theirs.text.length).toBeLessThan(9_000);
+    expect(theirs.structured).toMatchObject({ run_id: "zz", by_other: true, state_bytes: planted.length, state_cut: planted.length - 8192 });
+    expect(theirs.structured.state).toBeUndefined();
+
+    // A hundred newer runs of a member's leave the caller's read, listed and the default.
+    const at = (i: number) => new Date(Date.now() + 1000 + i).toISOString();
+    await runInDurableObject(projectStub(dave.id, mine), (instance: WorkspaceProject) => {
+      for (let i = 0; i < 110; i++) instance.write(bob.store().caller, `_bmad-output/.runs/main/b${i}/state.json`, new TextEncoder().encode("{}"), undefined, undefined, at(i));
+    });
+    expect((await daveKit(TOOL.getWorkflowStatus, {})).structured).toMatchObject({ project: mine, run_id: "daves" });
+    const listed = await daveKit(TOOL.listSessions, {});
+    expect(listed.text).toContain("more runs than the 100 one listing reads (yours first, then the newest)");
+    expect(listed.text).toContain(`${mine}: main/daves [active] dev-story 2026-01-01T00:00:00Z by ${dave.email}`);
   });
 });

@@ -32,6 +32,8 @@ export interface RunSummary {
   path: string;
   /** Who last wrote its state file. */
   author?: string;
+  /** Someone other than the caller wrote its state file last (a store that names authors says so: the remote). */
+  by_other?: true;
 }
 
 /** One line each (a value with a break in it is left out, as one too long is): each is shown inside a line of a list. */
@@ -64,7 +66,11 @@ export function checkBranch(branch: string): MemResult<string> {
 }
 
 /** A run's state file read: its JSON object, when and by whom it was last written. */
-type State = MemResult<{ raw: Record<string, unknown>; updatedAt: string; author?: string }>;
+type StateValue = { raw: Record<string, unknown>; updatedAt: string; author?: string; byOther?: true };
+type State = MemResult<StateValue>;
+
+/** `raw` as the state of `file`, with when and by whom the file was last written. */
+const stateOf = (file: FileContent, raw: Record<string, unknown>): State => ({ ok: true, value: { raw, updatedAt: file.updated_at, author: file.author, ...(file.changed_by_other ? { byOther: true as const } : {}) } });
 
 async function readState(files: WorkspaceFiles, path: string): Promise<State> {
   const read = await files.read(path);
@@ -85,14 +91,15 @@ function parseState(file: FileContent): State {
     return { ok: false, error: `${path}: not JSON (${(error as Error).message.split("\n")[0]}); skipped.` };
   }
   if (!raw || typeof raw !== "object" || Array.isArray(raw)) return { ok: false, error: `${path}: not a JSON object; skipped.` };
-  return { ok: true, value: { raw: raw as Record<string, unknown>, updatedAt: file.updated_at, author: file.author } };
+  return stateOf(file, raw as Record<string, unknown>);
 }
 
-function summary(branch: string, runId: string, path: string, raw: Record<string, unknown>, fileTime: string, author?: string): RunSummary {
+function summary(branch: string, runId: string, path: string, state: StateValue): RunSummary {
+  const { raw, updatedAt: fileTime, author } = state;
   const f = FIELDS.parse(raw);
   const said = f.status ?? f.state;
   const workflow = f.workflow ?? f.workflow_name ?? f.name;
-  return { branch, run_id: runId, status: runStatus(said), ...(said ? { state_status: said } : {}), ...(workflow ? { workflow } : {}), updated_at: f.updated_at ?? f.completed_at ?? f.started_at ?? f.created_at ?? fileTime, written_at: fileTime, path, ...(author ? { author } : {}) };
+  return { branch, run_id: runId, status: runStatus(said), ...(said ? { state_status: said } : {}), ...(workflow ? { workflow } : {}), updated_at: f.updated_at ?? f.completed_at ?? f.started_at ?? f.created_at ?? fileTime, written_at: fileTime, path, ...(author ? { author } : {}), ...(state.byOther ? { by_other: true as const } : {}) };
 }
 
 /** Run state files read for one listing at most (list_sessions shows the newest 100), and the warnings one gives (a
@@ -142,14 +149,17 @@ function summaryOfHead(file: FileContent): State {
       key = undefined;
     }
   }
-  return { ok: true, value: { raw, updatedAt: file.updated_at, author: file.author } };
+  return stateOf(file, raw);
 }
 
-/** The newest of `found` by when their state files were written, and their states: each file's time as the listing
- *  gives it (a local store's does) or a peek of a byte, then the chosen ones' heads a hundred a call. By time, never by
- *  path (review 32: taken by path, 100 planted runs on a branch named "0" hid the user's). */
+/** The newest of `found` by when their state files were written, the caller's own first, and their states: each file's
+ *  time (and author) as the listing gives it (a local store's does) or a peek of a byte, then the chosen ones' heads a
+ *  hundred a call. By time, never by path (review 32: taken by path, 100 planted runs on a branch named "0" hid the
+ *  user's); the caller's first (review 363: a member's 100 newer runs left the owner's unread, and one of theirs became
+ *  the owner's get_workflow_status). */
 async function newestStates(files: WorkspaceFiles, found: Found[]): Promise<Array<{ run: Found; state: State }>> {
-  const newest = (runs: Found[], at: (r: Found) => string) => [...runs].sort((a, b) => (at(a) < at(b) ? 1 : at(a) > at(b) ? -1 : 0)).slice(0, MAX_RUNS_READ);
+  const newest = (runs: Found[], at: (r: Found) => string, mine: (r: Found) => boolean) =>
+    [...runs].sort((a, b) => Number(mine(b)) - Number(mine(a)) || (at(a) < at(b) ? 1 : at(a) > at(b) ? -1 : 0)).slice(0, MAX_RUNS_READ);
   // A peek's files a call, a few calls at a time.
   const peekAll = async (runs: Found[], head: number) => {
     const batches = Array.from({ length: Math.ceil(runs.length / PEEK_FILES) }, (_, k) => runs.slice(k * PEEK_FILES, (k + 1) * PEEK_FILES));
@@ -160,8 +170,10 @@ async function newestStates(files: WorkspaceFiles, found: Found[]): Promise<Arra
     return peeked.flat();
   };
   const listed = found.every((r) => r.written !== undefined);
-  const written = new Map(listed ? found.map((r) => [r.path, r.written!]) : (await peekAll(found, 1)).map((f) => [f.path, f.updated_at]));
-  const chosen = newest(found, (r) => written.get(r.path) ?? "");
+  const peeked = listed ? [] : await peekAll(found, 1);
+  const written = new Map(listed ? found.map((r) => [r.path, r.written!]) : peeked.map((f) => [f.path, f.updated_at]));
+  const others = new Set(peeked.filter((f) => f.changed_by_other).map((f) => f.path));
+  const chosen = newest(found, (r) => written.get(r.path) ?? "", (r) => !others.has(r.path));
   const heads = new Map((await peekAll(chosen, SUMMARY_BYTES)).map((f) => [f.path, f]));
   return chosen.flatMap((run) => {
     const file = heads.get(run.path);
@@ -195,12 +207,12 @@ export async function listRuns(files: WorkspaceFiles, branch?: string): Promise<
   const runs: RunSummary[] = [];
   const warnings: string[] = [];
   for (const { run, state } of read) {
-    if (state.ok) runs.push(summary(run.branch, run.runId, run.path, state.value.raw, state.value.updatedAt, state.value.author));
+    if (state.ok) runs.push(summary(run.branch, run.runId, run.path, state.value));
     else warnings.push(state.error);
   }
   const broken = warnings.length - MAX_RUN_WARNINGS;
   if (broken > 0) warnings.splice(MAX_RUN_WARNINGS, broken, `${broken} more run state files could not be read.`);
-  if (found.length > read.length) warnings.push(`${found.length - read.length} more runs than the ${MAX_RUNS_READ} one listing reads (the newest); name a branch, or remove finished runs from ${RUNS_DIR}.`);
+  if (found.length > read.length) warnings.push(`${found.length - read.length} more runs than the ${MAX_RUNS_READ} one listing reads (yours first, then the newest); name a branch, or remove finished runs from ${RUNS_DIR}.`);
   runs.sort(newestWritten);
   return { runs, warnings };
 }
@@ -220,5 +232,5 @@ export async function readRun(files: WorkspaceFiles, branch: string, runId: stri
   if (!kind.ok || kind.value !== "file") return undefined;
   const state = await readState(files, path);
   if (!state.ok) return state;
-  return { ok: true, value: { summary: summary(branch, runId, path, state.value.raw, state.value.updatedAt, state.value.author), state: state.value.raw } };
+  return { ok: true, value: { summary: summary(branch, runId, path, state.value), state: state.value.raw } };
 }

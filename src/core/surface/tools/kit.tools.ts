@@ -12,6 +12,7 @@ import type { WorkspaceFiles } from "../../workspace/store.js";
 import type { SurfaceDeps } from "../deps.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool, READ_ONLY } from "../tool.js";
+import { capOutput } from "../../runtime/budget.js";
 import { projectState } from "../project-state.js";
 import { noSessions, sessionField, stored } from "./delivery.tools.js";
 
@@ -54,13 +55,17 @@ export const getWorkflowStatus = defineTool({
     const runs = (await allRuns(own, checked.value)).runs;
     // The one changed last, among the newest made: sessions list by when they were made (a stable page order).
     const newestSession = onMain && sessions ? (await sessions.list(owner, "all", RESUME_AMONG)).sessions.reduce<SessionSummary | undefined>((a, b) => (!a || b.updated_at > a.updated_at ? b : a), undefined) : undefined;
-    const newestRun = runs[0];
+    // The caller's own work is the default: a run whose state they wrote last, or a session; a member's run only where
+    // they have neither, and else one line names it (review 363: a member's run, 2 MB of it, stood in for the owner's).
+    const newestRun = runs.find((r) => !r.by_other) ?? (newestSession ? undefined : runs[0]);
+    const newestOther = runs.find((r) => r.by_other);
+    const note = async (shownAt: string) => (newestOther && newestOther !== newestRun && newestOther.written_at > shownAt ? await newerRunNote(deps, newestOther) : undefined);
     if (newestRun && (!newestSession || newestRun.written_at >= newestSession.updated_at)) {
       const place = own.find((p) => p.project === newestRun.project)!;
       const run = await readRun(place.files, newestRun.branch, newestRun.run_id);
-      if (run) return run.ok ? showRun(place, run.value) : fail(run.error);
+      if (run) return run.ok ? showRun(place, run.value, 0, await note(newestRun.written_at)) : fail(run.error);
     }
-    if (newestSession) return stored(deps, await sessions!.get(owner, newestSession.session_id));
+    if (newestSession) return withNote(await stored(deps, await sessions!.get(owner, newestSession.session_id)), await note(newestSession.updated_at));
     return noRunsYet(deps, checked.value, places, call?.has?.(TOOL.bmadRun) ?? false);
   },
 });
@@ -205,15 +210,35 @@ async function changedLastFirst(places: Place[]): Promise<Place[]> {
   return places.map((place, i) => ({ place, at: at[i]! })).sort((a, b) => b.at.localeCompare(a.at)).map((p) => p.place);
 }
 
+/** The state an answer shows, at most: a member can write a state of 1 MiB into the caller's project (review 363). */
+const MAX_STATE_SHOWN = 8 * 1024;
+
 /** A run, named with its project; one from a shared project says whose it is and who wrote it. `others`: runs of
- *  the same id elsewhere. */
-function showRun(place: Place, run: { summary: RunSummary; state: Record<string, unknown> }, others = 0): ToolOutcome {
+ *  the same id elsewhere; `note`: a line about another run. Its state is bulk, so it goes out once, in the text, cut
+ *  at MAX_STATE_SHOWN; structuredContent says its size and what was cut (as bmad-run's answer does its output). */
+function showRun(place: Place, run: { summary: RunSummary; state: Record<string, unknown> }, others = 0, note?: string): ToolOutcome {
   const s = run.summary;
   const where = place.owner ? `${place.project} (${place.owner}'s project, shared with you; state written by ${s.author ?? place.owner}, not by you)` : `${place.project}${s.author ? ` (state written by ${s.author})` : ""}`;
   const head = `Run ${s.branch}/${s.run_id} in ${where}: ${s.status}${s.state_status && s.state_status !== s.status ? ` (${s.state_status})` : ""}${s.workflow ? `, ${s.workflow}` : ""}, updated ${s.updated_at} (${s.path})`;
-  const more = others ? `\n(${others} other project${others === 1 ? " has" : "s have"} a run of this id: ${TOOL.listSessions} lists them.)` : "";
-  return done(`${head}${more}\n${JSON.stringify(run.state)}`, { ...s, project: place.project, ...(place.owner ? { shared_by: place.owner } : {}), state: run.state });
+  const more = others ? `(${others} other project${others === 1 ? " has" : "s have"} a run of this id: ${TOOL.listSessions} lists them.)` : "";
+  const state = capOutput(JSON.stringify(run.state), MAX_STATE_SHOWN);
+  const read = `${TOOL.bmadFiles} ${JSON.stringify({ action: "read", project: place.project, path: s.path })}`;
+  const cut = state.dropped ? `(Its state was cut: the last ${state.dropped} of its ${state.bytes} bytes are left out, so it is not whole JSON. ${read} gives all of it.)` : "";
+  const text = [head, more, note, state.text, cut].filter(Boolean).join("\n");
+  return done(text, { ...s, project: place.project, ...(place.owner ? { shared_by: place.owner } : {}), state_bytes: state.bytes, ...(state.dropped ? { state_cut: state.dropped } : {}) });
 }
+
+/** The line naming a member's run newer than the caller's own work that get_workflow_status shows instead, and how to
+ *  see it: by its id, or where the caller's own session of that name would answer that, by reading its file. */
+async function newerRunNote(deps: SurfaceDeps, run: RunSummary & { project: string }): Promise<string> {
+  const byId = { run_id: run.run_id, ...(run.branch === DEFAULT_BRANCH ? {} : { branch: run.branch }) };
+  const shadowed = run.branch === DEFAULT_BRANCH && deps.sessions && (await deps.sessions.get(deps.owner, run.run_id)).ok;
+  const how = shadowed ? `${TOOL.bmadFiles} ${JSON.stringify({ action: "read", project: run.project, path: run.path })}` : `${TOOL.getWorkflowStatus} ${JSON.stringify(byId)}`;
+  return `(${run.author ?? "Another member"} has a newer run ${run.branch}/${run.run_id} in ${run.project}: ${how} shows it.)`;
+}
+
+/** `out` with `note` as its first line, where there is one. */
+const withNote = (out: ToolOutcome, note: string | undefined): ToolOutcome => (note && out.ok ? { ...out, text: `${note}\n${out.text}` } : out);
 
 export const spawnSubagentTask = defineTool({
   name: TOOL.spawnSubagentTask,
