@@ -55,10 +55,13 @@ const deletedOwn = (name: string, until: string) => `"${name}" names your own pr
 
 /** A shared project's failure, naming it as the caller addressed it (`ref`) where its object named it by its bare name,
  *  which for a caller with a project of that name is their own (review 363: "No file X in project "shop"" to a caller
- *  who had asked for "shop@1bc2a21e"), as its successes do. The object's messages name the project first, quoted. */
+ *  who had asked for "shop@1bc2a21e"), as its successes do. Only where the words before say it is the project: a path
+ *  the caller sent may quote the name too (review 371: `"a"/x.md` in project "a" became `"a@ff9bb6b1"/x.md`). */
 function namedAsAddressed<T>(out: DoResult<T>, name: string, ref: string): DoResult<T> {
-  return out.ok ? out : { ...out, error: out.error.replace(`"${name}"`, `"${ref}"`) };
+  return out.ok ? out : { ...out, error: out.error.replace(PROJECT_NAMED, (whole, words: string, quoted: string) => (quoted === name ? `${words}"${ref}"` : whole)) };
 }
+/** How the project's object names its project in a message: `project "x"`, `the owner of "x"`, `The answers of "x"`. */
+const PROJECT_NAMED = /((?:[Pp]roject|owner of|answers of) )"([^"\n]*)"/g;
 
 /** 8 hex digits naming an owner in `name@tag`, for shared projects whose name the caller also uses. */
 export function ownerTag(owner: string): string {

@@ -122,6 +122,8 @@ describe("sharing", () => {
     const theirs = `${name}@${ownerTag(owner.id)}`;
     expect((await member.files({ action: "read", project: theirs, path: "_bmad-output/nope.md" })).text).toMatch(new RegExp(`^No file _bmad-output/nope\\.md in project "${theirs}"\\.`));
     expect((await member.files({ action: "purge", project: theirs, path: "**" })).text).toBe(`Only the owner of "${theirs}" (${owner.email}) can purge its history.`);
+    // A path that quotes the name is the caller's, left as sent (review 371).
+    expect((await member.files({ action: "read", project: theirs, path: `"${name}"/x.md` })).text).toMatch(new RegExp(`^No file "${name}"/x\\.md in project "${theirs}"\\.`));
   });
 
   it("renders a writer's customization for the owner as the writer's, never as BMAD's or the owner's (review 38)", async () => {
