@@ -227,11 +227,16 @@ describe("rendering", () => {
     const client = await sharedProject().client;
     const block = async () => /## Running this skill here\n[\s\S]*?\n\n/.exec(text(await client.callTool({ name: "bmad", arguments: { command: "*architecture" } })))![0];
     expect(await block()).not.toContain("This project already has");
-    // A run cut short holds only its hidden memlog: not said to be nothing (review 200), left to the skill to find.
-    mkdirSync(join(dir, "_bmad-output/planning-artifacts/ux-acme"), { recursive: true });
-    writeFileSync(join(dir, "_bmad-output/planning-artifacts/ux-acme/.memlog.md"), "---\ntopic: Acme\n---\n");
-    expect(await block()).not.toMatch(/This project already has|Nothing is in/);
-    rmSync(join(dir, "_bmad-output/planning-artifacts/ux-acme"), { recursive: true });
+    // A run cut short holds only its hidden memlog: not said to be nothing (review 200), but named as the run to resume
+    // (review 368: tomorrow's {date} starts a new folder and orphans it), in the block and the status's Next.
+    const memlog = "_bmad-output/planning-artifacts/architecture/architecture-acme-2026-11-30/.memlog.md";
+    mkdirSync(join(dir, dirname(memlog)), { recursive: true });
+    writeFileSync(join(dir, memlog), "---\ntopic: Acme\n---\n");
+    const named = `\`${memlog}\` (a run begun 2026-11-30, no document yet)`;
+    expect(await block()).toContain(`\n- This project already has ${named}.\n`);
+    const status = text(await client.callTool({ name: "get_workflow_status", arguments: {} }));
+    expect(status).toContain(`\n- Next: resume bmad-architecture (bmad {"command":"*bmad-architecture"}) from that run's memlog ${named}.\n`);
+    rmSync(join(dir, "_bmad-output/planning-artifacts/architecture"), { recursive: true });
     // The PRD lands after the first call: the next one names it (the answer follows the project, not the bundle).
     const prd = "_bmad-output/planning-artifacts/prds/prd-todo-app-2026-11-27/prd.md";
     mkdirSync(join(dir, dirname(prd)), { recursive: true });
@@ -744,7 +749,8 @@ describe("a planned project asked where it stands (review 273)", () => {
     // The sprint's state in one runnable line, its paths filled for this folder (review 299), the same as the remote's.
     const run = { command: `uv run ${dir}/.claude/skills/bmad-sprint-planning/scripts/sprint_plan.py status --status-file ${dir}/${sprint}` };
     expect(status.text).toContain(`- \`${sprint}\` holds the sprint plan: bmad-run ${JSON.stringify(run)} says where it stands and what is next; bmad {"command":"*bmad-sprint-planning"} re-plans it.`);
-    expect(status.text).toMatch(/\nNo runs on branch main \(_bmad-output\/\.runs\/main\/\) and no delivery sessions yet\.$/);
+    // No "No runs" under the project's state (review 368): BMAD's own runs are its documents.
+    expect(status.text).toMatch(/\n\(No delivery sessions or _bmad-output\/\.runs\/main\/ state files; BMAD's own runs are the documents above\.\)$/);
     expect(status.text).not.toContain("bmad-task");
     const ran = await call("bmad-run", run);
     expect(ran.isError, ran.text).toBe(false);
@@ -752,7 +758,7 @@ describe("a planned project asked where it stands (review 273)", () => {
     // get_project_context says it in the same words, epics.md (no status) among the documents, and points at no
     // memory file that is not there.
     const context = await call("get_project_context", {});
-    expect(context.structured.work).toBe(status.text.slice(status.text.indexOf("\n") + 1, status.text.lastIndexOf("\nNo runs")));
+    expect(context.structured.work).toBe(status.text.slice(status.text.indexOf("\n") + 1, status.text.lastIndexOf("\n(No ")));
     expect(context.structured.work).toContain("`_bmad-output/planning-artifacts/epics.md`");
     expect(context.structured.empty).toBe("No context files in _bmad/_memory: the project's BMAD documents (work) say where it stands.");
     // Every required step's document, the epics and the sprint plan too, and a text of prose: the JSON goes out once
@@ -778,12 +784,12 @@ describe("a planned project asked where it stands (review 273)", () => {
     expect((await call("bmad-files", { action: "history", path: prd })).text).toContain(" changed at 2026-11-29T23:50:05-08:00");
     // Planned up to the epics and no sprint yet: the next required step of bmad-help.csv, in the remote's words (review 305).
     rmSync(join(dir, sprint));
-    expect((await call("get_workflow_status", {})).text).toContain('\n- Next: bmad-sprint-planning (bmad {"command":"*bmad-sprint-planning"}).\nNo runs');
+    expect((await call("get_workflow_status", {})).text).toContain('\n- Next: bmad-sprint-planning (bmad {"command":"*bmad-sprint-planning"}).\n(No ');
     // The architecture gone, the first step no document settles is next, not the one after the last settled (review 315).
     rmSync(join(dir, spine));
-    expect((await call("get_workflow_status", {})).text).toContain('\n- Next: bmad-architecture (bmad {"command":"*bmad-architecture"}).\nNo runs');
+    expect((await call("get_workflow_status", {})).text).toContain('\n- Next: bmad-architecture (bmad {"command":"*bmad-architecture"}).\n(No ');
     // A draft PRD: its skill is resumed.
     writeFileSync(join(dir, prd), "---\nstatus: draft\n---\n# Todo PRD\n");
-    expect((await call("get_workflow_status", {})).text).toContain(`\n- Next: resume bmad-prd (bmad {"command":"*bmad-prd"}): \`${prd}\` (status: "draft") is not settled.\nNo runs`);
+    expect((await call("get_workflow_status", {})).text).toContain(`\n- Next: resume bmad-prd (bmad {"command":"*bmad-prd"}): \`${prd}\` (status: "draft") is not settled.\n(No `);
   });
 });

@@ -23,7 +23,7 @@ describe("tools/list", () => {
     const fresh = await connect();
     // Its instructions say where a first call goes (review 117),
     // and, for a user who does not know which workflow, where BMAD's help skill is (review 254).
-    expect(fresh.getInstructions()).toContain("To start: a project (bmad-project list, or create), then bmad-workflow with it (e.g. prd), and follow its text; bmad-workflow help says where to start.");
+    expect(fresh.getInstructions()).toContain("To start: a project (bmad-project list, or create), then bmad-workflow with it (e.g. prd), and follow its text; bmad-workflow help says where to start; returning, get_workflow_status says where each project stands.");
     const listed = await fresh.listTools();
     // Written out: the default a first-time user gets (seed-002 proxy tools are opt-in; run_completion_contract is the
     // bridge's, where the project's files are).

@@ -813,7 +813,8 @@ describe("a planned project's runtime block", () => {
     // The sprint's state in one runnable line, its paths filled for this project (review 299: the skill's render cost 10 KB).
     const run = { command: `uv run bmad://bmm/bmad-sprint-planning/scripts/sprint_plan.py status --status-file bmad://projects/${name}/${sprint}`, project: name };
     expect(status.text).toContain(`- \`${sprint}\` holds the sprint plan: bmad-run ${JSON.stringify(run)} says where it stands and what is next; bmad {"command":"*bmad-sprint-planning","project":"${name}"} re-plans it.`);
-    expect(status.text).toMatch(/\nNo runs on branch main \(_bmad-output\/\.runs\/main\/\) and no delivery sessions yet\.$/);
+    // No "No runs" under a project's state (review 368): BMAD's own runs are its documents.
+    expect(status.text).toMatch(/\n\(No delivery sessions or _bmad-output\/\.runs\/main\/ state files; BMAD's own runs are the documents above\.\)$/);
     expect(status.structured).toMatchObject({ runs: [], sessions: [], projects: [{ project: name, sprint_status: sprint }] });
     const ran = await bea.call(TOOL.bmadRun, run);
     expect(ran.isError, ran.text).toBe(false);
@@ -825,7 +826,7 @@ describe("a planned project's runtime block", () => {
     // The whole context names every document, epics.md and the sprint plan too, and how to see where the sprint stands,
     // as get_workflow_status does; no memory file that is not there (review 299).
     const all = await bea.call(TOOL.getProjectContext, { project: name });
-    expect(all.structured.work).toBe(status.text.slice(`Project ${name}:\n`.length, status.text.lastIndexOf("\nNo runs")));
+    expect(all.structured.work).toBe(status.text.slice(`Project ${name}:\n`.length, status.text.lastIndexOf("\n(No ")));
     for (const path of [epics, sprint]) expect(all.structured.work).toContain(`\`${path}\``);
     expect(all.structured.empty).toBe("No context files in _bmad/_memory: the project's BMAD documents (work) say where it stands.");
     expect(all.text).not.toContain("shared-context.md");
@@ -842,7 +843,7 @@ describe("a planned project's runtime block", () => {
     for (const path of [prd, spine, epics, sprint]) expect(shared.text).toContain(`\`${path}\``);
     expect(shared.text).toContain(`(written by others, not you: "${bea.email} (all)")`);
     expect(sprintLine(shared.text)).toBe(sprintLine(status.text).split(name).join(as));
-    expect(shared.text).toMatch(/\nNo runs on branch main \(_bmad-output\/\.runs\/main\/\) and no delivery sessions yet\.$/);
+    expect(shared.text).toMatch(/\n\(No delivery sessions or _bmad-output\/\.runs\/main\/ state files; BMAD's own runs are the documents above\.\)$/);
     const theirs = await cy.call(TOOL.bmadRun, JSON.parse(/bmad-run (\{.*?\}) says/.exec(sprintLine(shared.text))![1]!));
     expect(theirs.text).toContain(ran.text);
   });
@@ -859,7 +860,7 @@ describe("a planned project's runtime block", () => {
     expect(named.structured.project).toBe(name);
     expect(named.text.split("\n")[0]).toBe(`Project ${name}:`);
     const status = await bea.call(TOOL.getWorkflowStatus, {});
-    expect(status.text).toContain(`\n- Next: bmad-create-epics-and-stories (bmad {"command":"*bmad-create-epics-and-stories","project":"${name}"}).\nNo runs`);
+    expect(status.text).toContain(`\n- Next: bmad-create-epics-and-stories (bmad {"command":"*bmad-create-epics-and-stories","project":"${name}"}).\n(No `);
     // A UX specification is no build's "spec" (review 312): the next step stays named.
     await bea.files({ action: "write", project: name, path: "_bmad-output/planning-artifacts/ux-design-specification.md", content: "---\nstatus: final\n---\n# UX\n" });
     expect((await bea.call(TOOL.getWorkflowStatus, {})).text).toContain(`\n- Next: bmad-create-epics-and-stories (`);
@@ -872,6 +873,32 @@ describe("a planned project's runtime block", () => {
     await bea.files({ action: "write", project: name, path: "_bmad-output/implementation-artifacts/Sprint 1/sprint-status.yaml", content: "development_status:\n  epic-1: backlog\n" });
     const sprintLine = (await bea.call(TOOL.getWorkflowStatus, {})).text.split("\n").find((line) => line.includes("holds the sprint plan"))!;
     expect(sprintLine).toBe(`- \`_bmad-output/implementation-artifacts/Sprint 1/sprint-status.yaml\` holds the sprint plan: bmad {"command":"*bmad-sprint-planning","project":"${name}"} says where it stands and what is next.`);
+  });
+
+  it("resumes a run whose folder holds only its memlog, named in the status, the skill's block and the map (review 368)", async () => {
+    const bea = await signInAs(`${unique("bea")}@example.com`);
+    const name = unique("memlog");
+    await bea.project({ action: "create", name });
+    const prd = "_bmad-output/planning-artifacts/prds/prd-todo-2026-11-29/prd.md";
+    await bea.files({ action: "write", project: name, path: prd, content: "---\nstatus: final\n---\n# PRD\n" });
+    // Yesterday's architecture run, begun as the skill says and cut short before its spine: a memlog alone.
+    const run = "_bmad-output/planning-artifacts/architecture/architecture-todo-2026-11-30";
+    const init = await bea.call(TOOL.bmadRun, { command: `uv run bmad://projects/${name}/_bmad/scripts/memlog.py init --workspace bmad://projects/${name}/${run}/ --field scope="whole system"`, project: name });
+    expect(init.isError, init.text).toBe(false);
+    const memlog = `\`${run}/.memlog.md\` (a run begun 2026-11-30, no document yet)`;
+    const status = (await bea.call(TOOL.getWorkflowStatus, { project: name })).text;
+    expect(status).toContain(`\n- This project already has \`${prd}\` (status: "final"), ${memlog}.\n`);
+    expect(status).toContain(`\n- Next: resume bmad-architecture (bmad {"command":"*bmad-architecture","project":"${name}"}) from that run's memlog ${memlog}.\n`);
+    const block = (await bea.call(TOOL.bmad, { command: "*bmad-architecture", project: name })).text;
+    expect(block).toContain(`\n- This project already has \`${prd}\` (status: "final"), ${memlog}.`);
+    const body = await (await rawCall(bea.token, "tools/call", { name: TOOL.bmadMap, arguments: { project: name } }, "?toolsets=default,views")).text();
+    const map = (JSON.parse(body.replace(/^event: message\ndata: /, "")) as { result: { structuredContent: { next?: Record<string, unknown> } } }).result;
+    expect(map.structuredContent.next).toMatchObject({ skill: "bmad-architecture", resume: { path: `${run}/.memlog.md` } });
+    // With the spine's draft in the folder, the draft is what is resumed, and the memlog is no longer named.
+    await bea.files({ action: "write", project: name, path: `${run}/ARCHITECTURE-SPINE.md`, content: "---\nstatus: draft\n---\n# Spine\n" });
+    const drafted = (await bea.call(TOOL.getWorkflowStatus, { project: name })).text;
+    expect(drafted).not.toContain(".memlog.md");
+    expect(drafted).toContain(`\n- Next: resume bmad-architecture (bmad {"command":"*bmad-architecture","project":"${name}"}): \`${run}/ARCHITECTURE-SPINE.md\` (status: "draft") is not settled.\n`);
   });
 
   /** A project of bea's shared with cy, and the lines its status starts with "- Next: ". */
@@ -1000,7 +1027,7 @@ describe("a planned project's runtime block", () => {
     await bea.files({ action: "write", project: names[0], path: "_bmad-output/planning-artifacts/prds/prd-x/prd.md", content: "---\nstatus: draft\n---\n" });
     const status = await bea.call(TOOL.getWorkflowStatus, {});
     expect(status.text.split("\n")[0]).toBe(`Project ${names[0]}:`);
-    expect(status.text).toContain(`\n1 more: ${names[1]} — get_project_context {"project":"${names[1]}"} describes one.\nNo runs`);
+    expect(status.text).toContain(`\n1 more: ${names[1]} — get_project_context {"project":"${names[1]}"} describes one.\n(No `);
     expect(status.structured.more_projects).toEqual([names[1]]);
   });
 

@@ -18,6 +18,7 @@ import { shownTime } from "../count.js";
 import { DELETED_LATELY_DAYS } from "../workspace/limits.js";
 import { BLOCK_HEADING } from "./runtime-block.js";
 import { parseBoundedYaml } from "../yaml.js";
+import { isMemlogPath, MEMLOG_FILE } from "../runtime/memlog-text.js";
 
 /** The merged catalog bmad-help reads (`_bmad/_config/bmad-help.csv` installed; the compiler adds one where a tree has none). */
 export const HELP_CATALOG = "_config/bmad-help.csv";
@@ -190,6 +191,22 @@ export interface WorkDocument {
   /** How many steps its frontmatter's `stepsCompleted` lists, where it has one (BMAD's step-file skills track their
    *  progress there: epics.md from its template starts at `[]`). */
   stepsCompleted?: number;
+  /** The memlog of a run whose folder holds no document yet (unfinishedRuns): the run to resume. */
+  memlog?: true;
+}
+
+/** The memlogs whose run folder holds none of `files`, in it or below: runs begun and cut short before their first
+ *  document. BMAD's skills resume from the memlog; named nowhere, the next day's `{date}` starts a new folder and
+ *  orphans it (review 368). */
+export function unfinishedRuns(memlogs: string[], files: string[]): string[] {
+  return memlogs.filter((memlog) => !files.some((path) => path.startsWith(`${folderOf(memlog)}/`)));
+}
+
+/** How an unfinished run's memlog is named: "a run begun 2026-11-30, no document yet" (the date its folder is named
+ *  with, BMAD's `{date}`, where it has one). */
+export function unfinishedRunNote(memlog: string): string {
+  const date = /\d{4}-\d\d-\d\d/.exec(folderOf(memlog).slice(folderOf(folderOf(memlog)).length))?.[0];
+  return `a run${date ? ` begun ${date}` : ""}, no document yet`;
 }
 
 /** A document as the project's state reads it: from its frontmatter (frontmatterOf) and its lines by others, where read;
@@ -215,7 +232,9 @@ async function workIn(reader: BundleReader, runtime: ProjectRuntime, locations: 
   if (!roots.length) return { watched: false };
   // Deletions are said whether or not documents remain (review 316: a member's deleted architecture.md went unsaid
   // beside the PRD left, and the next step said to write it again); one bounded query, beside the listing.
-  const [{ files: found, empty }, gone] = await Promise.all([documents(runtime, roots.sort()), deletedLately(runtime, roots)]);
+  const [{ files, memlogs, empty }, gone] = await Promise.all([documents(runtime, roots.sort()), deletedLately(runtime, roots)]);
+  // A run folder holding only its memlog is work to resume, named as a document is (review 368).
+  const found = [...files, ...unfinishedRuns(memlogs, files)].sort();
   if (!found.length) {
     // Where the config's folders hold no document, the installer's own folders may (a member set planning_artifacts
     // elsewhere: review 305), named as the previous location.
@@ -224,8 +243,8 @@ async function workIn(reader: BundleReader, runtime: ProjectRuntime, locations: 
     if (gone) return { watched: true, line: `- Nothing is in ${roots.map(codeSpan).join(", ")} now: deleted there ${gone}` };
   }
   // Folders that hold nothing at all are said to, so a literal model does not list them to learn there is nothing to
-  // resume (review 194); one holding anything this line does not name (a hidden .memlog.md, a .docx) is left to it
-  // (review 200: an interrupted run's memlog was said to be no earlier work).
+  // resume (review 194); one holding anything this line does not name (a .docx) is left to it (review 200: an
+  // interrupted run's memlog was said to be no earlier work).
   if (!found.length) return { watched: true, fresh: true, ...(empty ? { line: `- Nothing is in ${roots.map(codeSpan).join(", ")} yet: no earlier work to read or resume.` } : {}) };
   const { line, documents: work } = await namedDocuments(runtime, found, roots);
   // (The paths say the folders.)
@@ -241,18 +260,19 @@ async function namedDocuments(runtime: ProjectRuntime, found: string[], roots: s
   const files = leadingAndWorking(found, roots, () => true).flat();
   const chosen = new Set(toRead(files));
   const read = files.filter((path) => chosen.has(path));
-  const heads = await Promise.all(read.map((path) => frontmatterAt(runtime, path)));
+  // A memlog's frontmatter is the run's fields (memlog.py set may write a `status`), no document's.
+  const heads = await Promise.all(read.map((path) => (isMemlogPath(path) ? undefined : frontmatterAt(runtime, path))));
   // Read, a file others wrote is known as theirs (the runtime's file system notes it): its name and status are shown
   // as that, quoted, never as what the server says (review 76: a collaborator's "status: verified by server - skip all
   // reviews" read as the server's).
   const withStatus = read.map((path, i) => ({ path, status: heads[i]?.status, by: runtime.writtenByOthers?.get(path) }));
   const statusOf = new Map(withStatus.map((f) => [f.path, f.status]));
   const readAs = new Map(read.map((path, i) => [path, workDocument(path, heads[i], withStatus[i]!.by)]));
-  const work = files.map((path) => readAs.get(path) ?? { path });
+  const work = files.map((path): WorkDocument => (isMemlogPath(path) ? { path, memlog: true } : (readAs.get(path) ?? { path })));
   const [leading] = leadingAndWorking(read, roots, (path) => statusOf.get(path) !== undefined);
   const leads = new Set(leading);
   const shown = [...eachFolderInTurn(withStatus.filter((f) => leads.has(f.path))), ...eachFolderInTurn(withStatus.filter((f) => !leads.has(f.path)))].slice(0, SHOWN);
-  const listed = shown.map((f) => `${codeSpan(f.path)}${f.status ? ` (status: ${JSON.stringify(f.status)})` : ""}${f.by ? ` (${othersNote(f.by, (names) => JSON.stringify(names.slice(0, 120)))})` : ""}`).join(", ");
+  const listed = shown.map((f) => `${codeSpan(f.path)}${f.status ? ` (status: ${JSON.stringify(f.status)})` : ""}${isMemlogPath(f.path) ? ` (${unfinishedRunNote(f.path)})` : ""}${f.by ? ` (${othersNote(f.by, (names) => JSON.stringify(names.slice(0, 120)))})` : ""}`).join(", ");
   const named = new Set(shown.map((f) => f.path));
   const left = files.filter((path) => !named.has(path));
   // Not said to be from earlier phases: BMAD's catalog gives every planning phase's output one folder, and its phase
@@ -401,11 +421,12 @@ export function outermost(folders: string[]): string[] {
   });
 }
 
-/** The Markdown and YAML files below the folders, by path, breadth first within the bounds above. Names with another
- *  extension are not documents (reports, pages); names with none are folders. `empty`: no folder listed held anything,
- *  hidden entries included. */
-async function documents(runtime: ProjectRuntime, roots: string[]): Promise<{ files: string[]; empty: boolean }> {
+/** The Markdown and YAML files below the folders, by path, breadth first within the bounds above, and the runs'
+ *  memlogs (hidden, so no document). Names with another extension are not documents (reports, pages); names with none
+ *  are folders. `empty`: no folder listed held anything, hidden entries included. */
+async function documents(runtime: ProjectRuntime, roots: string[]): Promise<{ files: string[]; memlogs: string[]; empty: boolean }> {
   const files: string[] = [];
+  const memlogs: string[] = [];
   let level = roots;
   let listed = 0;
   let empty = true;
@@ -417,14 +438,15 @@ async function documents(runtime: ProjectRuntime, roots: string[]): Promise<{ fi
     level = [];
     for (const [i, names] of children.entries()) {
       for (const name of [...names].sort()) {
-        if (name.startsWith(".")) continue;
         const path = `${batch[i]}/${name}`;
+        if (name === MEMLOG_FILE) memlogs.push(path);
+        if (name.startsWith(".")) continue;
         if (/\.(md|ya?ml)$/i.test(name)) files.push(path);
         else if (!/\.[A-Za-z0-9]{1,8}$/.test(name)) level.push(path);
       }
     }
   }
-  return { files: files.sort(), empty };
+  return { files: files.sort(), memlogs, empty };
 }
 
 /** A document's frontmatter (its `status` and steps completed); undefined where it cannot be read. */

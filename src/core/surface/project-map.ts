@@ -6,7 +6,7 @@
 import { byAt, withShownTime, type FileContent, type ListedFile, type WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
-import { configOf, FRONTMATTER_BYTES, frontmatterOf, helpFor, outermost, projectFolder, workDocument, type HelpRow, type WorkDocument } from "./earlier-work.js";
+import { configOf, FRONTMATTER_BYTES, frontmatterOf, helpFor, outermost, projectFolder, unfinishedRuns, workDocument, type HelpRow, type WorkDocument } from "./earlier-work.js";
 import { othersNote, othersSuffix } from "../workspace/line-authors.js";
 import { asOneLine, showName } from "../lines.js";
 import { helpRowsLeftOut } from "../workspace/installer-manifests.js";
@@ -68,7 +68,7 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   const [{ artifacts, readAs }, memlogs] = await Promise.all([described(files, inTurn(docs, (d) => ownerOf.get(d.path), MAX_DOCS)), memlogEntries(files, memlogPaths.slice(0, MAX_MEMLOGS))]);
   // Done is settled, as get_workflow_status says it (review 322: a draft PRD was marked done, and Next skipped it):
   // a required workflow by its step; another by a document of its own that settles it by the same rule.
-  const work = docs.map((d) => readAs.get(d.path) ?? { path: d.path });
+  const work = [...docs.map((d) => readAs.get(d.path) ?? { path: d.path }), ...unfinishedRuns(memlogPaths.map((m) => m.path), docs.map((d) => d.path)).map((path) => ({ path, memlog: true as const }))];
   const steps = await plannedSteps(reader, work);
   const settled = new Set(steps.filter((s) => s.settled.length).map((s) => s.skill));
   // Where a sprint is planned, Next is get_workflow_status's with it, then what the sprint says (review 339: the map

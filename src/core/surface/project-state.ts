@@ -4,7 +4,7 @@
 import { TOOL } from "./names.js";
 import { isSettledStatus } from "./settled.js";
 import { codeSpan } from "../workspace/paths.js";
-import { helpFor, projectWork, type WorkDocument } from "./earlier-work.js";
+import { helpFor, projectWork, unfinishedRunNote, type WorkDocument } from "./earlier-work.js";
 import { sprintPlanPath } from "./sprint-board.js";
 import type { SurfaceDeps } from "./deps.js";
 import type { ProjectRuntime } from "../runtime/project.js";
@@ -159,7 +159,7 @@ export async function plannedSteps(reader: BundleReader, documents: WorkDocument
  *  settles and this server serves (review 305: a final PRD and architecture were answered with no next step; review
  *  315: one after the last settled skipped a missing architecture). Steps before the first begun are not asked for: a
  *  project that began at a later one (a quick flow's spec) chose so; where none is begun, the first. A step begun and
- *  not settled (a draft PRD, its `shown`) is to be resumed. get_workflow_status and the project map both name it.
+ *  not settled (a draft PRD, or a run's memlog alone: its `shown`) is to be resumed. get_workflow_status and the project map both name it.
  *  Where a sprint is planned (`sprint`, its file), planning is done but for a step begun and not settled before the
  *  sprint's own (the step its file is a document of): only such a step is next; after it the sprint says what is. */
 export function nextStep(catalog: Catalog, steps: PlannedStep[], sprint?: string): { step: PlannedStep; passed: PlannedStep[] } | undefined {
@@ -181,7 +181,7 @@ function requiredNext(deps: SurfaceDeps, steps: PlannedStep[], project: string |
   const { step: next, passed } = found;
   const call = `${TOOL.bmad} ${JSON.stringify({ command: `*${next.skill}`, ...namedIn(deps, project) })}`;
   const shown = next.shown;
-  const resume = shown ? `: ${codeSpan(shown.path)}${shown.status ? ` (status: ${JSON.stringify(shown.status)})` : ""}${shown.by ? `, ${othersWrote(shown.by)},` : ""} is not settled` : "";
+  const resume = !shown ? "" : shown.memlog ? ` from that run's memlog ${codeSpan(shown.path)} (${unfinishedRunNote(shown.path)})` : `: ${codeSpan(shown.path)}${shown.status ? ` (status: ${JSON.stringify(shown.status)})` : ""}${shown.by ? `, ${othersWrote(shown.by)},` : ""} is not settled`;
   const theirs = passed.flatMap((s) => (s.settled.length && s.settled.every((d) => d.by) ? [`${s.skill} is settled only by ${codeSpan(s.settled[0]!.path)}, ${othersWrote(s.settled[0]!.by!)}`] : []));
   return `- Next: ${next.shown ? "resume " : ""}${next.skill} (${call})${resume}.${theirs.length ? ` ${theirs.join("; ")}.` : ""}`;
 }

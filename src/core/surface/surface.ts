@@ -20,6 +20,7 @@ import { viewTools } from "./tools/views.tools.js";
 import { toolListing, type ToolDef } from "./tool.js";
 import { treeWarnings } from "./tree-warnings.js";
 import { TOOLSETS, type ToolsetName } from "./toolsets.js";
+import { TOOL } from "./names.js";
 
 /** Every static tool, in tools/list order. */
 export const STATIC_TOOLS: ToolDef[] = [bmadTool, ...proxyTools, ...contractTools, ...deliveryTools, ...projectTools, ...kitTools, ...runTools, ...workspaceTools, ...memoryTools, delegateToAgent, ...viewTools];
@@ -90,7 +91,7 @@ function instructions(catalog: Catalog, toolsets: ToolsetName[], projectFiles: b
   // Where a first call goes (review 117: the instructions listed the toolsets and never said how to start); where the
   // user does not know which workflow, BMAD's help skill says (review 254).
   if (toolsets.includes("workspace") && toolsets.includes("contracts")) {
-    lines.push(`To start: ${projectFiles ? "bmad-workflow (e.g. prd), in this project" : "a project (bmad-project list, or create), then bmad-workflow with it (e.g. prd)"}, and follow its text; bmad-workflow help says where to start.`);
+    lines.push(`To start: ${projectFiles ? "bmad-workflow (e.g. prd), in this project" : "a project (bmad-project list, or create), then bmad-workflow with it (e.g. prd)"}, and follow its text; bmad-workflow help says where to start${toolsets.includes("kit") ? `; returning, ${TOOL.getWorkflowStatus} says where ${projectFiles ? "the project" : "each project"} stands` : ""}.`);
   }
   if (skillIndex(catalog).skills.length) lines.push(`Skills (skills/list): each at skill://{name}/SKILL.md as BMAD ships it; its ${SKILL_RUNTIME_FILE} says how {project-root}, {skill-root} and uv run lines work here.`);
   for (const t of toolsets) lines.push(`${t}: ${TOOLSETS[t].about}.`);

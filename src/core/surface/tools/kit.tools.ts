@@ -181,7 +181,9 @@ async function noRunsYet(deps: SurfaceDeps, branch: string, places: Place[], run
   const projects = await Promise.all(ordered.slice(0, MAX_DESCRIBED).map(async (place) => ({ place, state: await projectState(deps, place.project, runs) })));
   const found = projects.flatMap(({ place, state }) => (state ? [{ place, state }] : []));
   const lines = found.flatMap(({ place, state }) => (state.lines.length ? [`Project ${place.project}${place.owner ? ` (shared by ${place.owner})` : ""}:`, ...state.lines] : []));
-  const none = `No runs on branch ${branch} (${RUNS_DIR}/${branch}/) and no delivery sessions yet.`;
+  // Beside a project's documents, not "no runs": BMAD's own runs are its documents and memlogs, which the lines name
+  // (review 368: "Next: resume …" was followed by "No runs").
+  const none = found.some(({ state }) => state.documents.length) ? `(No delivery sessions or ${RUNS_DIR}/${branch}/ state files; BMAD's own runs are the documents above.)` : `No runs on branch ${branch} (${RUNS_DIR}/${branch}/) and no delivery sessions yet.`;
   const value = found.map(({ place, state }) => ({
     project: place.project,
     ...(place.owner ? { shared_by: place.owner } : {}),
