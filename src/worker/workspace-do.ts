@@ -9,7 +9,7 @@ import { compileGlob, tooCostly, type Glob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll, DELETED_SHOWN, folderOf, HISTORY_PAGE, MAX_FILE_BYTES, MAX_FILES, MAX_LISTED, MAX_PROJECT_BYTES, MAX_SHARES } from "../core/workspace/limits.js";
 import { checkWorkspacePath, checkWritablePath, shownHandle } from "../core/workspace/paths.js";
-import { readAccessRefusal, type Access, type AuthoredEntry, type Configured, type DeletedFile, type FileContent, type HistoryPage, type RemovedEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
+import { readAccessRefusal, type Access, type AuthoredEntry, type ChangedFile, type Configured, type DeletedFile, type FileContent, type HistoryPage, type RemovedEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
 import type { ListingColumns } from "./workspace-listing.js";
 import { batchClash, fail, SERVER_MERGE, sha256, VersionedFiles } from "./workspace-versions.js";
@@ -27,6 +27,7 @@ import { universalNewlines } from "../core/runtime/py-str.js";
 import { DEFAULT_TIME_ZONE, wallTimeIn } from "../core/runtime/time-zone.js";
 import { isConfigShaped, isNotServedNotice, mayServeAsConfig, sanitizeConfigText, secretKeptOut, servedWithout } from "../core/catalog/config.js";
 import type { ByOthers, EntryLines, Person } from "../core/workspace/line-authors.js";
+import type { ChangedSince } from "../core/workspace/changed-since.js";
 import { notUtf8Refusal, shownText, textBytes, type TextWrite } from "../core/workspace/file-text.js";
 import type { Standing } from "./workspace-index-do.js";
 
@@ -339,12 +340,25 @@ export class WorkspaceProject extends DurableObject {
   /** The lines of the file someone other than the caller wrote, to name in its answer (FileContent.others). Line
    *  numbers are left out of a file served without some of its lines, which they would count (review 25; review 290:
    *  a data file served without its passwords), and of any config for collaborators. */
-  private othersIn(path: string, caller: Caller, access: Access, version?: number, data?: Uint8Array): { others?: ByOthers; changed_by_other?: true } {
-    const byOther = this.files.changedByOther(path, personOf(caller), version) ? { changed_by_other: true as const } : {};
+  private othersIn(path: string, caller: Caller, access: Access, version?: number, data?: Uint8Array): { others?: ByOthers; changed_by_other?: true; changed_since?: ChangedSince } {
+    const since = version === undefined ? this.changedSince(path, caller, access) : undefined;
+    const byOther = { ...(this.files.changedByOther(path, personOf(caller), version) ? { changed_by_other: true as const } : {}), ...(since ? { changed_since: since } : {}) };
     const others = this.files.byOthers(path, personOf(caller), version, data);
     if (!others.length) return byOther;
-    const unnumbered = (access !== "owner" && isConfigShaped(path)) || this.servedRedacted(path, version);
+    const unnumbered = this.unnumbered(path, access, version);
     return { others: unnumbered ? others.map((o) => ({ ...o, lines: o.lines === "all" ? "all" : "some" })) : others, ...byOther };
+  }
+
+  /** Whether the caller is told no line numbers of `path` (its head, or `version`): othersIn. */
+  private unnumbered(path: string, access: Access, version?: number): boolean {
+    return (access !== "owner" && isConfigShaped(path)) || this.servedRedacted(path, version);
+  }
+
+  /** What others changed in `path`'s head since the caller's own last version (FileContent.changed_since); the lines
+   *  left uncounted where othersIn numbers none: counted lines of a file served without some would tell of those too. */
+  private changedSince(path: string, caller: Caller, access: Access): ChangedSince | undefined {
+    const since = this.files.changedSince(path, personOf(caller));
+    return since && this.unnumbered(path, access) ? { yours: since.yours, versions: since.versions, by: since.by } : since;
   }
 
   /** Whether `path` (its head, or `version`) is served without some of its lines (config.ts servedFile). */
@@ -401,22 +415,23 @@ export class WorkspaceProject extends DurableObject {
     named.push(listed);
     // Who else last changed each: a collaborator's customization is rendered as theirs (review 38), so the stamp a
     // render is kept by names it too (review 40: the writer's render, kept, went to the owner without the note).
-    const others = paths.map((path, i) => {
+    const seen = paths.map((path, i) => {
       const data = files[i];
-      if (!versions[i] || !(data instanceof Uint8Array)) return null;
-      // A member's change that only removed lines is theirs too (review 104: a dropped "never" reversed the owner's
-      // customization, rendered with no note), as a pull leaves it (review 62).
-      const seen = this.othersIn(path, caller, g.access, undefined, data);
-      return seen.others ?? (seen.changed_by_other ? [{ by: this.files.head(path)!.author, lines: "some" }] : null);
+      return versions[i] && data instanceof Uint8Array ? this.othersIn(path, caller, g.access, undefined, data) : undefined;
     });
-    named.push(others);
+    // A member's change that only removed lines is theirs too (review 104: a dropped "never" reversed the owner's
+    // customization, rendered with no note), as a pull leaves it (review 62).
+    const others = seen.map((s, i) => s?.others ?? (s?.changed_by_other ? [{ by: this.files.head(paths[i]!)!.author, lines: "some" }] : null));
+    // And what others changed since the caller's own last version, which status names beside its documents.
+    const changedSince = seen.map((s) => s?.changed_since ?? null);
+    named.push(others, changedSince);
     // Installer answers someone else last set, rendered into the skill as config values.
     const answersByOthers = this.answersByOthers(g.meta, caller);
     named.push(answersByOthers);
     // A reader's render says they cannot save (review 254), so a writer's kept render is never theirs.
     const readOnly = g.access === "read" ? { name: g.meta.name, owner: g.meta.owner_label } : undefined;
     named.push(readOnly ?? null);
-    return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, versions, trees: listed, timeZone: g.meta.time_zone, others, ...(answersByOthers.length ? { answersByOthers } : {}), ...(readOnly ? { readOnly } : {}) } };
+    return { ok: true, value: { stamp: sha256(new TextEncoder().encode(JSON.stringify(named))), files, versions, trees: listed, timeZone: g.meta.time_zone, others, ...(changedSince.some(Boolean) ? { changed_since: changedSince } : {}), ...(answersByOthers.length ? { answersByOthers } : {}), ...(readOnly ? { readOnly } : {}) } };
   }
 
   /** `edit`: bmad-files "edit"'s change, an "edit" in history (review 315: it read as a "write"). */
@@ -645,6 +660,25 @@ export class WorkspaceProject extends DurableObject {
     const versions = this.files.history(path, page.before, Math.min(page.limit ?? HISTORY_PAGE, MAX_LISTED));
     // A page past the oldest version is empty, not a missing file.
     return versions.length || (page.before !== undefined && this.files.lastVersion(path)) ? zoned({ ok: true, value: versions }, g.meta) : this.files.noFile(g.meta.name, path, personOf(caller), zoneOf(g.meta));
+  }
+
+  /** The files `glob` matches, the newest change first, at most HISTORY_PAGE of them (`more`: those past it), each
+   *  with what others changed since the caller's own last version: what changed across files, in one call. */
+  changes(caller: Caller, glob: string): ZonedResult<{ files: ChangedFile[]; more: number }> {
+    const compiled = compileGlob(glob);
+    if (!compiled.ok) return fail("invalid", compiled.error);
+    const g = this.gate(caller, "read");
+    if (!g.ok) return g;
+    this.writeMemories(g.meta);
+    const { paths } = this.files.current().match(compiled.glob);
+    if (compiled.glob.exhausted) return fail("invalid", tooCostly(compiled.glob, `${g.meta.name}'s files`));
+    if (!paths.length) return fail("not_found", `No file of project "${g.meta.name}" matches ${JSON.stringify(glob)}. bmad-files "list" with "**" lists them all.`);
+    const heads = paths.map((path) => this.files.head(path)!).sort((a, b) => b.updated_at.localeCompare(a.updated_at) || a.path.localeCompare(b.path));
+    const files = heads.slice(0, HISTORY_PAGE).map((head): ChangedFile => {
+      const since = this.changedSince(head.path, caller, g.access);
+      return { path: head.path, version: head.version, author: head.author, at: head.updated_at, ...(since ? { changed_since: since } : {}) };
+    });
+    return zoned({ ok: true, value: { files, more: heads.length - files.length } }, g.meta);
   }
 
   /** Purges the earlier versions of the files `glob` matches (workspace-versions.ts purge). Owner only: nobody else

@@ -10,7 +10,7 @@ import type { InstallerAnswers } from "../core/workspace/installer.js";
 import type { ConfigFile } from "../core/workspace/setup.js";
 import { checkProjectCount, MAX_OFFERS_FROM_ONE_OWNER, MAX_OFFERS_SHOWN, MAX_PROJECTS } from "../core/workspace/limits.js";
 import { checkProjectName, parseProjectRef, shareHandle, shownHandle } from "../core/workspace/paths.js";
-import { OFFER_STEP, shownOffer, type Configured, type DeletedFile, type FileContent, type ManyRead, type ManyReadingFiles, type ProjectInfo, type ProjectSummary, type RemovedEntry, type ShareAccess, type VersionEntry, type WorkspaceStore, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
+import { OFFER_STEP, shownOffer, type ChangedFile, type Configured, type DeletedFile, type FileContent, type ManyRead, type ManyReadingFiles, type ProjectInfo, type ProjectSummary, type RemovedEntry, type ShareAccess, type VersionEntry, type WorkspaceStore, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Memory, MemResult } from "../core/memory/model.js";
 import type { Listed, MemoryFilter, MemoryOrder, ProjectMemory, Recalled } from "../core/memory/store.js";
 import type { Env } from "./env.js";
@@ -452,6 +452,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       removeMatching: (glob) => change<{ files: number; more: number; held: number }>((s) => s.removeMatching(c, glob, now())),
       deletedSince: (folders, since) => on<DeletedFile[]>((s) => s.deletedSince(c, folders, since)),
       history: (path, page) => on<VersionEntry[]>((s) => s.history(c, path, page)),
+      changes: (glob) => on<{ files: ChangedFile[]; more: number }>((s) => s.changes(c, glob)),
       purge: (glob) => on<{ versions: number; bytes: number; until: string }>((s) => s.purge(c, glob)),
       unpurge: (glob, version) => on<{ versions: number; bytes: number }>((s) => s.unpurge(c, glob, version)),
       list: async (glob) => {

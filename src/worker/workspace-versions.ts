@@ -12,6 +12,7 @@ import type { AuthoredEntry, DeletedFile, FileContent, FileEntry, ListedFile, Ve
 import { FileListing } from "./workspace-listing.js";
 import { FoldedNames } from "../core/workspace/folded-names.js";
 import type { Glob } from "../core/catalog/glob.js";
+import { COUNTED_BYTES, linesChanged, type ChangedSince } from "../core/workspace/changed-since.js";
 import * as z from "zod";
 import { allBy, authorsByLine, authorsByStoredLine, byOthers, carryAuthors, droppedBy, matchLines, samePerson, soleAuthor, splitLines, type ByOthers, type EntryLines, type LineAuthors, type Person, type UnreadLines } from "../core/workspace/line-authors.js";
 
@@ -609,6 +610,25 @@ export class VersionedFiles {
     if (row === undefined || row.author === SERVER_MERGE || samePerson(personOf(row), reader)) return false;
     // Create's version is the installer's defaults (INSTALLER), whoever created the project.
     return !this.sql.exec("SELECT 1 FROM versions WHERE path = ? AND version = ? AND op = 'create'", path, row.version).toArray().length;
+  }
+
+  /** The versions of `path` others made after `reader`'s own last one (the newest thousand looked at), with the lines
+   *  added and removed since where both versions are kept and small; undefined where the reader made none, or made
+   *  the head, or only the server's merge followed. */
+  changedSince(path: string, reader: Person): ChangedSince | undefined {
+    // Read with every head: a head the reader made (the common case) costs one row.
+    const head = this.sql.exec<{ author: string; author_id: string | null }>("SELECT author, author_id FROM versions WHERE path = ? ORDER BY version DESC LIMIT 1", path).toArray()[0];
+    if (!head || samePerson(personOf(head), reader)) return undefined;
+    const rows = this.sql.exec<{ version: number; author: string; author_id: string | null; size: number; kept: number }>(
+      "SELECT version, author, author_id, size, (data IS NOT NULL AND pruned = 0 AND purged_at IS NULL) AS kept FROM versions WHERE path = ? ORDER BY version DESC LIMIT 1000", path,
+    ).toArray();
+    const yours = rows.findIndex((row) => samePerson(personOf(row), reader));
+    const theirs = rows.slice(0, Math.max(yours, 0)).reverse().filter((row) => labelsOf([personOf(row)]).length);
+    if (yours < 0 || !theirs.length) return undefined;
+    const [last, mine] = [rows[0]!, rows[yours]!];
+    const changed = { yours: mine.version, versions: theirs.map((row) => row.version), by: [...new Set(theirs.map((row) => row.author))] };
+    const counted = last.kept && mine.kept && last.size <= COUNTED_BYTES && mine.size <= COUNTED_BYTES;
+    return counted ? { ...changed, ...linesChanged(decode(this.content(path, mine.version)), decode(this.content(path, last.version))) } : changed;
   }
 
   /** Who made `path`'s head, where someone other than `reader` did (changedByOther). */

@@ -721,3 +721,29 @@ describe("a growing file's versions (review 341)", () => {
     expect(counted[0]).toBe(counted[1]);
   });
 });
+
+describe("history with a glob (review 368)", () => {
+  it("lists each matching file's head, newest change first, with the lines others changed since the caller's last version", async () => {
+    const name = unique("since");
+    expect((await olive.project({ action: "create", name })).isError).toBe(false);
+    await shareAccepted(olive, name, mallory, "write");
+    expect((await olive.files({ action: "write", project: name, path: "docs/prd.md", content: "# PRD\n- FR-1\n- NFR-1\n" })).isError).toBe(false);
+    expect((await olive.files({ action: "write", project: name, path: "docs/brief.md", content: "# Brief\n" })).isError).toBe(false);
+    expect((await mallory.files({ action: "edit", project: name, path: "docs/prd.md", old: "- NFR-1\n", content: "- FR-2\n" })).isError).toBe(false);
+    expect((await mallory.files({ action: "write", project: name, path: "notes.md", content: "mine\n" })).isError).toBe(false);
+    const out = await olive.files({ action: "history", project: name, path: "docs/**" });
+    expect(out.isError).toBe(false);
+    const lines = out.text.split("\n");
+    expect(lines[0]).toBe('2 files match "docs/**", the newest change first:');
+    expect(lines[1]).toMatch(new RegExp(`^docs/prd\\.md v2 by ${mallory.email.replace(/\./g, "\\.")} at [^;]+; \\+1 −1 lines since your v1$`));
+    expect(lines[2]).toMatch(new RegExp(`^docs/brief\\.md v1 by ${olive.email.replace(/\./g, "\\.")} at [^;]+$`));
+    expect(lines[3]).toBe(`"history" with one file's path lists its versions; ${TOOL.bmadDoc} shows a file's versions and diffs any two.`);
+    expect(out.structured.files).toEqual([
+      expect.objectContaining({ path: "docs/prd.md", version: 2, author: mallory.email, changed_since: { yours: 1, versions: [2], by: [mallory.email], added: 1, removed: 1 } }),
+      expect.not.objectContaining({ changed_since: expect.anything() }),
+    ]);
+    // The writer's view: their own head needs no note; the owner's file they never wrote has no "yours".
+    expect((await mallory.files({ action: "history", project: name, path: "**" })).text).not.toContain("since your");
+    expect((await olive.files({ action: "history", project: name, path: "nothing/**" })).text).toBe(`No file of project "${name}" matches "nothing/**". bmad-files "list" with "**" lists them all.`);
+  });
+});

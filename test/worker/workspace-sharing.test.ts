@@ -619,6 +619,33 @@ describe("sharing", () => {
     expect((await owner.files({ action: "delete", project, path })).isError).toBe(false);
   });
 
+  it("says which versions others made since the reader's own last one, with the lines they added and removed: a removal credits no line (review 368)", async () => {
+    const dir = "_bmad-output/planning-artifacts/since-yours";
+    const [prd, brief] = [`${dir}/prd.md`, `${dir}/brief.md`];
+    const body = "---\nstatus: final\n---\n# PRD\n- FR-1: add\n- NFR-1: offline\n";
+    expect((await owner.files({ action: "write", project, path: prd, content: body })).isError).toBe(false);
+    expect((await owner.files({ action: "write", project, path: brief, content: body })).isError).toBe(false);
+    expect((await writer.files({ action: "edit", project, path: prd, old: "- FR-1: add\n", content: "- FR-1: add\n- FR-2: share\n" })).isError).toBe(false);
+    expect((await writer.files({ action: "edit", project, path: prd, old: "- NFR-1: offline\n", content: "" })).isError).toBe(false);
+    // The brief: the writer only removed a line, which no line of it credits them with.
+    expect((await writer.files({ action: "edit", project, path: brief, old: "- FR-1: add\n", content: "" })).isError).toBe(false);
+    const read = await owner.files({ action: "read", project, path: prd });
+    expect(read.text.split("\n")[0]).toContain(`; written by others, not you: ${writer.email} (lines 6); changed by others since your v1: v2, v3 by ${writer.email} (+1 −1 lines)]`);
+    expect(read.structured.changed_since).toEqual({ yours: 1, versions: [2, 3], by: [writer.email], added: 1, removed: 1 });
+    const kit = new Client({ name: "kit-by", version: "1.0.0" });
+    await kit.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp?toolsets=default,kit`), { fetch: withBearer(workerFetch, owner.token) }));
+    const status = text(await kit.callTool({ name: TOOL.getWorkflowStatus, arguments: { project } }));
+    expect(status).toContain(`\`${prd}\` (status: "final") (written by others, not you: "${writer.email} (lines 6)"; changed by others since your v1: v2, v3 by "${writer.email}" (+1 −1 lines))`);
+    expect(status).toContain(`\`${brief}\` (status: "final") (written by others, not you: "${writer.email} (some)"; changed by others since your v1: v2 by "${writer.email}" (+0 −1 lines))`);
+    // The writer's own last version is the head: nothing others changed since.
+    expect((await writer.files({ action: "read", project, path: prd })).structured.changed_since).toBeUndefined();
+    // The owner's next version is theirs: the clause goes.
+    expect((await owner.files({ action: "append", project, path: brief, content: "- FR-3: clear\n" })).isError).toBe(false);
+    expect(text(await kit.callTool({ name: TOOL.getWorkflowStatus, arguments: { project } }))).toContain(`\`${brief}\` (status: "final"),`);
+    await kit.close();
+    for (const path of [prd, brief]) expect((await owner.files({ action: "delete", project, path })).isError).toBe(false);
+  });
+
   it("keeps half the project's room for the owner's own work: members' files take at most the other half (review 80)", async () => {
     const room = unique("room");
     expect((await owner.project({ action: "create", name: room })).isError).toBe(false);

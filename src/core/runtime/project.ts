@@ -8,6 +8,7 @@ import type { BundleReader } from "../surface/reader.js";
 import type { FileChange, FsEntryKind, RuntimeFs, TextEdit } from "./fs.js";
 import type { GitRunner, OriginalRun } from "./context.js";
 import type { ByOthers } from "../workspace/line-authors.js";
+import type { ChangedSince } from "../workspace/changed-since.js";
 import type { DeletedFile, ReadOnlyAccess } from "../workspace/store.js";
 import { stripChars } from "./py-str.js";
 import { PyError } from "./py-json.js";
@@ -49,6 +50,8 @@ export interface ProjectRuntime {
    *  lines): a shared workspace's customization is a collaborator's, the render says so, and what a script writes
    *  from them is theirs too. */
   readonly writtenByOthers?: ReadonlyMap<string, ByOthers>;
+  /** Files read that others changed since the caller's own last version of them (project path -> which versions). */
+  readonly changedSince?: ReadonlyMap<string, ChangedSince>;
   /** Config-shaped files a render or a run read with something left out (fs path -> what), filled as they are read
    *  (withBundle): the render or the answer says so, or a model takes a withheld value for one never set. */
   readonly withheld?: ReadonlyMap<string, string>;

@@ -9,6 +9,7 @@ import type { ProjectRuntime } from "../runtime/project.js";
 import { helpCatalogLines, splitCsvLine } from "../workspace/installer-manifests.js";
 import { cutAt, isOneLine } from "../lines.js";
 import { othersNote, writtenOnlyBy, type ByOthers } from "../workspace/line-authors.js";
+import { changedSinceNote, type ChangedSince } from "../workspace/changed-since.js";
 import { codeSpan } from "../workspace/paths.js";
 import { servedText, type BundleReader } from "./reader.js";
 import { defaultConfigValues, fillConfigValues, projectConfigValues } from "./skill-render.js";
@@ -252,6 +253,13 @@ async function workIn(reader: BundleReader, runtime: ProjectRuntime, locations: 
   return { watched: true, line: `- This project already has ${line}.${deleted}`, documents: work };
 }
 
+/** Who else wrote a document's lines and changed it since the caller's own last version (a removal names no line),
+ *  in parentheses; names quoted, as read among a skill's steps. */
+function byOthersNote(by: ByOthers | undefined, since: ChangedSince | undefined): string {
+  const notes = [by && othersNote(by, (names) => JSON.stringify(names.slice(0, 120))), since && changedSinceNote({ ...since, by: [JSON.stringify(since.by.join(", ").slice(0, 120))] })].filter(Boolean);
+  return notes.length ? ` (${notes.join("; ")})` : "";
+}
+
 /** The documents `found` below `roots` as the line names them ("`a.md` (status: "final"), and 3 more in `b`"), and
  *  all of them with the statuses read. */
 async function namedDocuments(runtime: ProjectRuntime, found: string[], roots: string[]): Promise<{ line: string; documents: WorkDocument[] }> {
@@ -272,7 +280,7 @@ async function namedDocuments(runtime: ProjectRuntime, found: string[], roots: s
   const [leading] = leadingAndWorking(read, roots, (path) => statusOf.get(path) !== undefined);
   const leads = new Set(leading);
   const shown = [...eachFolderInTurn(withStatus.filter((f) => leads.has(f.path))), ...eachFolderInTurn(withStatus.filter((f) => !leads.has(f.path)))].slice(0, SHOWN);
-  const listed = shown.map((f) => `${codeSpan(f.path)}${f.status ? ` (status: ${JSON.stringify(f.status)})` : ""}${isMemlogPath(f.path) ? ` (${unfinishedRunNote(f.path)})` : ""}${f.by ? ` (${othersNote(f.by, (names) => JSON.stringify(names.slice(0, 120)))})` : ""}`).join(", ");
+  const listed = shown.map((f) => `${codeSpan(f.path)}${f.status ? ` (status: ${JSON.stringify(f.status)})` : ""}${isMemlogPath(f.path) ? ` (${unfinishedRunNote(f.path)})` : ""}${byOthersNote(f.by, runtime.changedSince?.get(f.path))}`).join(", ");
   const named = new Set(shown.map((f) => f.path));
   const left = files.filter((path) => !named.has(path));
   // Not said to be from earlier phases: BMAD's catalog gives every planning phase's output one folder, and its phase

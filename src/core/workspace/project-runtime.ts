@@ -10,6 +10,7 @@ import { workspaceRuntimeFs, type Known, type Stamped } from "./runtime-fs.js";
 import type { ManyReadingFiles, ReadOnlyAccess, WorkspaceStore } from "./store.js";
 import { checkWorkspacePath, leadsOutOf, projectRootUri, workspaceFsRoot } from "./paths.js";
 import type { ByOthers } from "./line-authors.js";
+import type { ChangedSince } from "./changed-since.js";
 
 /** By caller and workspace name: folders renders listed there, asked for with the next render's stamp (a hint: a
  *  wrong one only costs the call it saves; keyed by caller too, so one user's folder names are never asked of
@@ -27,6 +28,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
     let stamp: string | undefined;
     let zone: Promise<string> | undefined;
     const writtenByOthers = new Map<string, ByOthers>();
+    const changedSince = new Map<string, ChangedSince>();
     const withheld = new Map<string, string>();
     let answersByOthers: Array<{ key: string; who: string }> | undefined;
     let readOnly: ReadOnlyAccess | undefined;
@@ -44,6 +46,8 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
           if (out.value.versions[i]) stamped.versions!.set(path, out.value.versions[i]!);
           const other = out.value.others?.[i];
           if (other) writtenByOthers.set(path, other);
+          const since = out.value.changed_since?.[i];
+          if (since) changedSince.set(path, since);
         }
         zone = Promise.resolve(out.value.timeZone ?? DEFAULT_TIME_ZONE);
         answersByOthers = out.value.answersByOthers;
@@ -63,11 +67,12 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
       ...(pullFrom ? { pullFrom } : {}),
       // Filled further as the run reads (a live map): what a script read, however its command line named it.
       writtenByOthers,
+      changedSince,
       ...(answersByOthers?.length ? { answersByOthers } : {}),
       ...(readOnly ? { readOnly } : {}),
       // Renders and scripts read the project's config without values that lead out of it (review 63).
       withheld,
-      fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error), known, stamped, writtenByOthers), bundleFs(reader), { leaves: { key: root, test: (value) => leadsOutOf(root, value) }, withheld }),
+      fs: withBundle(workspaceRuntimeFs(files, fsRoot, (error) => (refused ??= error), known, stamped, writtenByOthers, changedSince), bundleFs(reader), { leaves: { key: root, test: (value) => leadsOutOf(root, value) }, withheld }),
       covered: () => {
         // The folders listed apart are asked for with the next stamp (a few, the newest).
         const asked = stamped.asked.filter((dir) => dir && !stamped.asked.some((d) => d && dir.startsWith(`${d}/`)));

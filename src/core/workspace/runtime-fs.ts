@@ -6,6 +6,7 @@ import { FsRefusal, type FileChange, type FsEntryKind, type RuntimeFs, type Text
 import { isProjectConfig } from "../catalog/config.js";
 import { checkWorkspacePath } from "./paths.js";
 import type { ByOthers } from "./line-authors.js";
+import type { ChangedSince } from "./changed-since.js";
 import type { WorkspaceFiles, WsError, WsResult } from "./store.js";
 import { updateFile } from "./update-file.js";
 
@@ -29,8 +30,9 @@ const REFUSED = new Set<WsError["kind"]>(["invalid", "denied", "limit"]);
 /** `known`: paths looked at already (a render's preload), by path. What the fs reads and stats is kept there too,
  *  and answered from there until it writes (a script run sees the project as it first found it, and its own writes). */
 /** `byOthers`: each file read that holds lines another member wrote (project path -> who, and which lines), filled as files are read, so that
- *  an answer names whose files it used however a script came to read them (review 43). */
-export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProject?: (error: string) => void, known = new Map<string, Known>(), stamped: Stamped = { trees: new Map(), covered: false, asked: [] }, byOthers = new Map<string, ByOthers>()): RuntimeFs {
+ *  an answer names whose files it used however a script came to read them (review 43); `changedSince`: each file read
+ *  that others changed since the caller's own last version of it (a removal names no line). */
+export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProject?: (error: string) => void, known = new Map<string, Known>(), stamped: Stamped = { trees: new Map(), covered: false, asked: [] }, byOthers = new Map<string, ByOthers>(), changedSince = new Map<string, ChangedSince>()): RuntimeFs {
   const root = fsRoot.replace(/\/+$/, "");
   /** The project path of an absolute path: "" for the root, undefined outside it. */
   const inside = (path: string): string | undefined => (path === root ? "" : path.startsWith(`${root}/`) ? path.slice(root.length + 1) : undefined);
@@ -87,6 +89,7 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
     const one = async () => {
       const out = await files.read(rel);
       if (out.ok && out.value.others?.length) byOthers.set(rel, out.value.others);
+      if (out.ok && out.value.changed_since) changedSince.set(rel, out.value.changed_since);
       return out.ok ? { ok: true as const, value: out.value.data } : out.kind === "not_found" ? { ok: true as const, value: null } : out;
     };
     if (!files.readMany) return one();
@@ -101,6 +104,8 @@ export function workspaceRuntimeFs(files: WorkspaceFiles, fsRoot: string, noProj
           pending.forEach((p, i) => p.done(out.then((o) => {
             const other = o.ok ? o.value.others?.[i] : undefined;
             if (other) byOthers.set(p.rel, other);
+            const since = o.ok ? o.value.changed_since?.[i] : undefined;
+            if (since) changedSince.set(p.rel, since);
             return o.ok ? { ok: true, value: o.value.files[i] instanceof Uint8Array ? o.value.files[i] : null } : o;
           })));
         });

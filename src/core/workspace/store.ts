@@ -7,6 +7,7 @@ import type { InstallerAnswers } from "./installer.js";
 import type { Failure, Result } from "../result.js";
 import type { TextEdit, TextEdited } from "../runtime/fs.js";
 import type { ByOthers } from "./line-authors.js";
+import type { ChangedSince } from "./changed-since.js";
 import type { TextWrite } from "./file-text.js";
 import type { ConfigFile } from "./setup.js";
 
@@ -127,6 +128,8 @@ export interface FileContent extends FileEntry {
   changed_by_other?: true;
   /** The reader's version of this file that another's change replaced without naming it (if_version): told once. */
   displaced?: Displaced;
+  /** Versions others made since the reader's own last one (the head's only): a removal names no line of theirs. */
+  changed_since?: ChangedSince;
 }
 
 /** A version of one person's that `by`'s change `at` replaced, that change not having named it. */
@@ -141,6 +144,10 @@ export interface HistoryPage {
   before?: number;
   limit?: number;
 }
+
+/** A file as history with a glob lists it: its head, who made it and when (stored UTC), and what others changed since
+ *  the caller's own last version. */
+export interface ChangedFile { path: string; version: number; author: string; at: string; changed_since?: ChangedSince }
 
 export interface VersionEntry {
   version: number;
@@ -176,6 +183,8 @@ export interface ManyRead {
   /** For each of `files`, who other than the caller wrote lines of it, and which (null: nobody, or no file): a render
    *  says whose its customization is. */
   others?: Array<ByOthers | null>;
+  /** For each of `files`, the versions others made since the caller's own last one (null: none). */
+  changed_since?: Array<ChangedSince | null>;
   /** Installer answers (`module.key`) someone other than the caller last set, and who. */
   answersByOthers?: Array<{ key: string; who: string }>;
   /** The caller may only read here: the project's name and its owner, which a render names. */
@@ -231,6 +240,9 @@ export interface WorkspaceFiles {
   deletedSince?(folders: string[], since: string): Promise<WsResult<DeletedFile[]>>;
   /** Newest first: at most `limit` (default HISTORY_PAGE) of those older than version `before` (default: all). */
   history(path: string, page?: HistoryPage): Promise<WsResult<VersionEntry[]>>;
+  /** The files `glob` matches, the newest change first, at most HISTORY_PAGE (`more`: those past it), each with what
+   *  others changed since the caller's own last version. Stores without versions (the bridge) have none. */
+  changes?(glob: string): Promise<WsResult<{ files: ChangedFile[]; more: number }>>;
   /** Owner only: drops the content of the earlier versions of the files `glob` matches (heads stay). Stores
    *  without history (the bridge: it is the user's git) have none. */
   purge?(glob: string): Promise<WsResult<{ versions: number; bytes: number; until?: string }>>;

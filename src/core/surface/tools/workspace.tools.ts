@@ -11,7 +11,7 @@ import { parseBoundedToml } from "../../yaml.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, staleVersion, type Configured, type Displaced, type FileEntry, type ListedFile, type Listing, type ProjectInfo, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
+import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, staleVersion, type ChangedFile, type Configured, type Displaced, type FileEntry, type ListedFile, type Listing, type ProjectInfo, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
@@ -24,6 +24,7 @@ import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool, type CallContext } from "../tool.js";
 import { count as n, shownTime } from "../../count.js";
 import { othersClause } from "../../workspace/line-authors.js";
+import { changedSinceNote, changedSinceShort } from "../../workspace/changed-since.js";
 import { isOneLine } from "../../lines.js";
 import { BOM_NOTE, inFileEndings, NOT_UTF8_NOTE, notUtf8Refusal, shownText, utf8Text } from "../../workspace/file-text.js";
 
@@ -418,8 +419,9 @@ export const bmadFilesTool = defineTool({
           if (!read.ok) return fail(read.kind === "not_found" && args.version === undefined ? `${read.error}${await inHiddenShare(files, path)}` : read.error);
           const { data, ...stored } = read.value;
           const { text, meta } = await servedFile(path, stored, data);
-          // The file's text is a block of its own: a read, edited and written back, carries no header line.
-          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}${meta.not_utf8 ? `, ${NOT_UTF8_NOTE}` : meta.bom ? `, ${BOM_NOTE}` : ""}, ${byAt(meta.author, shownAt(files, meta.updated_at))}${othersClause(meta.others, meta.author)}]${displacedNote(path, meta.displaced)}`, text, structured: meta };
+          // The file's text is a block of its own: a read, edited and written back, carries no header line. What others
+          // changed since the reader's last version goes unsaid beside the note that says their version was replaced.
+          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}${meta.not_utf8 ? `, ${NOT_UTF8_NOTE}` : meta.bom ? `, ${BOM_NOTE}` : ""}, ${byAt(meta.author, shownAt(files, meta.updated_at))}${othersClause(meta.others, meta.author)}${meta.changed_since && !meta.displaced ? `; ${changedSinceNote(meta.changed_since)}` : ""}]${displacedNote(path, meta.displaced)}`, text, structured: meta };
         }
         case "write":
         case "append": {
@@ -492,6 +494,11 @@ export const bmadFilesTool = defineTool({
           return result(await files.remove(path, args.if_version), (r) => done(`Deleted ${path}${inWhose(files)} (version ${r.version}); restore brings back an earlier version.${replacedNote(r)}`, r));
         }
         case "history":
+          // A glob (`*` and `?` are in no name a workspace takes): what changed across files, one line each.
+          if (files.changes && /[*?]/.test(path)) {
+            if (args.version !== undefined) return fail(`bmad-files "history" with a glob (${JSON.stringify(path)}) takes no "version": give one file's path for its older versions.`);
+            return result(await files.changes(path), (r) => done(changedFilesText(path, r.files, r.more, (at) => shownAt(files, at)), r));
+          }
           // One more than a page: whether there is a next one.
           {
             const page = await files.history(path, { before: args.version, limit: HISTORY_PAGE + 1 });
@@ -503,6 +510,14 @@ export const bmadFilesTool = defineTool({
       }
     }),
 });
+
+/** History with a glob: each file's head, who made it and when, and the lines others changed since the caller's last
+ *  version; then how to see more of one. */
+function changedFilesText(glob: string, changed: ChangedFile[], more: number, show: (at: string) => string): string {
+  const lines = changed.map((f) => `${f.path} v${f.version} ${byAt(f.author, show(f.at))}${f.changed_since ? `; ${changedSinceShort(f.changed_since)}` : ""}`);
+  const rest = more ? `\n${n(more)} more changed earlier: a narrower glob lists them.` : "";
+  return `${n(changed.length + more)} files match ${JSON.stringify(glob)}, the newest change first:\n${lines.join("\n")}${rest}\n"history" with one file's path lists its versions; ${TOOL.bmadDoc} shows a file's versions and diffs any two.`;
+}
 
 /** A page of a file's history (HISTORY_PAGE versions, plus one that says there are more), ending with the call for
  *  the next (`next` in what a program reads). A workspace's versions run 1..n, so it names how many are older; a project
