@@ -358,7 +358,7 @@ export class WorkspaceProject extends DurableObject {
    *  left uncounted where othersIn numbers none: counted lines of a file served without some would tell of those too. */
   private changedSince(path: string, caller: Caller, access: Access): ChangedSince | undefined {
     const since = this.files.changedSince(path, personOf(caller));
-    return since && this.unnumbered(path, access) ? { yours: since.yours, versions: since.versions, by: since.by } : since;
+    return since && this.unnumbered(path, access) ? { yours: since.yours, versions: since.versions, count: since.count, by: since.by } : since;
   }
 
   /** Whether `path` (its head, or `version`) is served without some of its lines (config.ts servedFile). */

@@ -12,7 +12,7 @@ import type { AuthoredEntry, DeletedFile, FileContent, FileEntry, ListedFile, Ve
 import { FileListing } from "./workspace-listing.js";
 import { FoldedNames } from "../core/workspace/folded-names.js";
 import type { Glob } from "../core/catalog/glob.js";
-import { COUNTED_BYTES, linesChanged, type ChangedSince } from "../core/workspace/changed-since.js";
+import { COUNTED_BYTES, linesChanged, SHOWN_VERSIONS, type ChangedSince } from "../core/workspace/changed-since.js";
 import * as z from "zod";
 import { allBy, authorsByLine, authorsByStoredLine, byOthers, carryAuthors, droppedBy, matchLines, samePerson, soleAuthor, splitLines, type ByOthers, type EntryLines, type LineAuthors, type Person, type UnreadLines } from "../core/workspace/line-authors.js";
 
@@ -29,6 +29,8 @@ const ROW_BYTES = 512;
 /** The bytes of a `versions v` row that go with its content: the content it stores (what it adds, where it extends
  *  the version before it) and who wrote each line of it. */
 const HELD = "(ifnull(length(v.data), 0) + ifnull(length(v.lines), 0))";
+/** A `versions` row whose content can still be read (not dropped by the cap, not purged). */
+const KEPT = "(data IS NOT NULL AND pruned = 0 AND purged_at IS NULL)";
 /** Rows (of `table`, such as "v."; "" for the FROM's one table) someone other than the owner made, the owner's id
  *  and label given as parameters: people are told apart by id where stored, by label before. */
 const notOwners = (table: string) => `NOT (${table}author_id IS NOT NULL AND ${table}author_id = ?) AND NOT (${table}author_id IS NULL AND ${table}author = ?)`;
@@ -612,23 +614,27 @@ export class VersionedFiles {
     return !this.sql.exec("SELECT 1 FROM versions WHERE path = ? AND version = ? AND op = 'create'", path, row.version).toArray().length;
   }
 
-  /** The versions of `path` others made after `reader`'s own last one (the newest thousand looked at), with the lines
-   *  added and removed since where both versions are kept and small; undefined where the reader made none, or made
-   *  the head, or only the server's merge followed. */
+  /** The versions of `path` others made after `reader`'s own last text of it (a deletion of theirs is none to compare),
+   *  with the lines added and removed since where both versions are kept and small; undefined where the reader wrote
+   *  none, or made the head, or only the server's merge followed. Looked up, not scanned: a member's thousand versions
+   *  since hid the owner's (review 372: a removed requirement went unsaid after 1,001 writes). */
   changedSince(path: string, reader: Person): ChangedSince | undefined {
     // Read with every head: a head the reader made (the common case) costs one row.
-    const head = this.sql.exec<{ author: string; author_id: string | null }>("SELECT author, author_id FROM versions WHERE path = ? ORDER BY version DESC LIMIT 1", path).toArray()[0];
+    const head = this.sql.exec<{ version: number; author: string; author_id: string | null; size: number; kept: number }>(`SELECT version, author, author_id, size, ${KEPT} AS kept FROM versions WHERE path = ? ORDER BY version DESC LIMIT 1`, path).toArray()[0];
     if (!head || samePerson(personOf(head), reader)) return undefined;
-    const rows = this.sql.exec<{ version: number; author: string; author_id: string | null; size: number; kept: number }>(
-      "SELECT version, author, author_id, size, (data IS NOT NULL AND pruned = 0 AND purged_at IS NULL) AS kept FROM versions WHERE path = ? ORDER BY version DESC LIMIT 1000", path,
-    ).toArray();
-    const yours = rows.findIndex((row) => samePerson(personOf(row), reader));
-    const theirs = rows.slice(0, Math.max(yours, 0)).reverse().filter((row) => labelsOf([personOf(row)]).length);
-    if (yours < 0 || !theirs.length) return undefined;
-    const [last, mine] = [rows[0]!, rows[yours]!];
-    const changed = { yours: mine.version, versions: theirs.map((row) => row.version), by: [...new Set(theirs.map((row) => row.author))] };
-    const counted = last.kept && mine.kept && last.size <= COUNTED_BYTES && mine.size <= COUNTED_BYTES;
-    return counted ? { ...changed, ...linesChanged(decode(this.content(path, mine.version)), decode(this.content(path, last.version))) } : changed;
+    const readers = reader.id !== undefined ? "(author_id = ?2 OR (author_id IS NULL AND author = ?3))" : "author = ?3";
+    const mine = this.sql.exec<{ version: number; size: number; kept: number }>(`SELECT version, size, ${KEPT} AS kept FROM versions WHERE path = ?1 AND op <> 'delete' AND ${readers} ORDER BY version DESC LIMIT 1`, path, reader.id ?? null, reader.label).toArray()[0];
+    if (!mine) return undefined;
+    // Theirs since: neither the reader's own (deletions) nor the server's merge or the installer's.
+    const since = `FROM versions WHERE path = ?1 AND version > ?2 AND author NOT IN (?3, ?4) AND NOT ${readers.replaceAll("?2", "?5").replaceAll("?3", "?6")}`;
+    const params = [path, mine.version, SERVER_MERGE, INSTALLER.label, reader.id ?? null, reader.label];
+    const { n, first, last } = this.sql.exec<{ n: number; first: number | null; last: number | null }>(`SELECT COUNT(*) AS n, MIN(version) AS first, MAX(version) AS last ${since}`, ...params).one();
+    if (!n) return undefined;
+    const versions = n <= SHOWN_VERSIONS ? this.sql.exec<{ version: number }>(`SELECT version ${since} ORDER BY version`, ...params).toArray().map((r) => r.version) : [first!, last!];
+    const by = this.sql.exec<{ author: string }>(`SELECT author ${since} GROUP BY author ORDER BY MAX(version) DESC LIMIT 5`, ...params).toArray().map((r) => r.author);
+    const changed = { yours: mine.version, versions, count: n, by };
+    const counted = head.kept && mine.kept && head.size <= COUNTED_BYTES && mine.size <= COUNTED_BYTES;
+    return counted ? { ...changed, ...linesChanged(decode(this.content(path, mine.version)), decode(this.content(path, head.version))) } : changed;
   }
 
   /** Who made `path`'s head, where someone other than `reader` did (changedByOther). */

@@ -631,7 +631,7 @@ describe("sharing", () => {
     expect((await writer.files({ action: "edit", project, path: brief, old: "- FR-1: add\n", content: "" })).isError).toBe(false);
     const read = await owner.files({ action: "read", project, path: prd });
     expect(read.text.split("\n")[0]).toContain(`; written by others, not you: ${writer.email} (lines 6); changed by others since your v1: v2, v3 by ${writer.email} (+1 −1 lines)]`);
-    expect(read.structured.changed_since).toEqual({ yours: 1, versions: [2, 3], by: [writer.email], added: 1, removed: 1 });
+    expect(read.structured.changed_since).toEqual({ yours: 1, versions: [2, 3], count: 2, by: [writer.email], added: 1, removed: 1 });
     const kit = new Client({ name: "kit-by", version: "1.0.0" });
     await kit.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp?toolsets=default,kit`), { fetch: withBearer(workerFetch, owner.token) }));
     const status = text(await kit.callTool({ name: TOOL.getWorkflowStatus, arguments: { project } }));
@@ -639,6 +639,15 @@ describe("sharing", () => {
     expect(status).toContain(`\`${brief}\` (status: "final") (written by others, not you: "${writer.email} (some)"; changed by others since your v1: v2 by "${writer.email}" (+0 −1 lines))`);
     // The writer's own last version is the head: nothing others changed since.
     expect((await writer.files({ action: "read", project, path: prd })).structured.changed_since).toBeUndefined();
+    // A thousand versions since hide nothing (review 372: only the newest 1,000 were looked at, and the owner's removed
+    // line went unsaid); nor does a deletion of the reader's own count as their text.
+    const many = `${dir}/many.md`;
+    expect((await owner.files({ action: "write", project, path: many, content: "a\nb\n" })).isError).toBe(false);
+    for (let i = 0; i < 1001; i++) expect((await writer.files({ action: "write", project, path: many, content: i % 2 ? "b\n" : "b \n" })).isError).toBe(false);
+    expect((await owner.files({ action: "read", project, path: many })).structured.changed_since).toEqual({ yours: 1, versions: [2, 1002], count: 1001, by: [writer.email], added: 1, removed: 2 });
+    expect((await owner.files({ action: "delete", project, path: many })).isError).toBe(false);
+    expect((await writer.files({ action: "write", project, path: many, content: "a\nb\n" })).isError).toBe(false);
+    expect((await owner.files({ action: "read", project, path: many })).text.split("\n")[0]).toContain(`changed by others since your v1: v2 to v1004 (1002 versions) by ${writer.email} (the same text as your v1)]`);
     // The owner's next version is theirs: the clause goes.
     expect((await owner.files({ action: "append", project, path: brief, content: "- FR-3: clear\n" })).isError).toBe(false);
     expect(text(await kit.callTool({ name: TOOL.getWorkflowStatus, arguments: { project } }))).toContain(`\`${brief}\` (status: "final"),`);

@@ -6,7 +6,10 @@ import { matchLines, splitLines } from "./line-authors.js";
  *  compare, the lines added and removed between `yours` and the head. */
 export interface ChangedSince {
   yours: number;
+  /** Their versions: each, up to SHOWN_VERSIONS; past that the first and the last of `count`. */
   versions: number[];
+  count: number;
+  /** Who made them, the latest first (at most five). */
   by: string[];
   added?: number;
   removed?: number;
@@ -23,14 +26,21 @@ export function linesChanged(before: string, after: string): { added: number; re
   return { added: b.length - kept, removed: a.length - kept };
 }
 
+/** Versions listed one by one; past this many, the first, the last and how many. */
+export const SHOWN_VERSIONS = 3;
+
 /** Version numbers as a short list: `v3, v4`, or `v3 to v40 (12 versions)` past three. */
-const shownVersions = (versions: number[]): string =>
-  versions.length <= 3 ? versions.map((v) => `v${v}`).join(", ") : `v${versions[0]} to v${versions.at(-1)} (${versions.length} versions)`;
+const shownVersions = (c: ChangedSince): string =>
+  c.count <= SHOWN_VERSIONS ? c.versions.map((v) => `v${v}`).join(", ") : `v${c.versions[0]} to v${c.versions.at(-1)} (${c.count} versions)`;
+
+/** The lines counted: `+1 −2 lines`, or that the text is the same again (review 372: "+0 −0" beside a delete and a
+ *  recreate read as nothing done). */
+const linesNote = (c: ChangedSince): string => (c.added === 0 && c.removed === 0 ? `the same text as your v${c.yours}` : `+${c.added} −${c.removed} lines`);
 
 /** `changed by others since your v2: v3, v4 by bob (+1 −1 lines)`. */
 export const changedSinceNote = (c: ChangedSince): string =>
-  `changed by others since your v${c.yours}: ${shownVersions(c.versions)} by ${c.by.join(", ")}${c.added === undefined ? "" : ` (+${c.added} −${c.removed} lines)`}`;
+  `changed by others since your v${c.yours}: ${shownVersions(c)} by ${c.by.join(", ")}${c.added === undefined ? "" : ` (${linesNote(c)})`}`;
 
 /** `+1 −1 lines since your v2` (`changed by others since your v2` where the lines were not counted): a list's line. */
 export const changedSinceShort = (c: ChangedSince): string =>
-  c.added === undefined ? `changed by others since your v${c.yours}` : `+${c.added} −${c.removed} lines since your v${c.yours}`;
+  c.added === undefined ? `changed by others since your v${c.yours}` : c.added === 0 && c.removed === 0 ? `changed by others since your v${c.yours}, the same text again` : `+${c.added} −${c.removed} lines since your v${c.yours}`;
