@@ -378,7 +378,15 @@ it("runs nothing a repository's config names when git_evidence and bmad-run's gi
       const answer = await bmadRun(line);
       expect([answer.isError, answer.text], line).toEqual([true, expect.stringMatching(/; [^;]+\. Ask the user to run the git command and give you its output/)]);
     }
-    expect((await bmadRun("git diff HEAD > /tmp/cr.diff")).text).toMatch(/^bmad-run writes no file for git: send "git diff HEAD" alone, and its output comes back in the answer; keep it in the conversation, .*\. Where a step hands it on by its path \(code-review's \{diff_file\}\), write it with bmad-files to a file under \{implementation_artifacts\}/);
+    // code-review's `git diff HEAD > {diff_file}` runs without its redirect, which is not done: one answer, the diff in
+    // it, no file written anywhere (review 373: refused, sent again, and advised to write the diff into the project).
+    for (const target of [join(tmp.dir, "cr.diff"), "review.diff"]) {
+      const redirected = await bmadRun(`git diff HEAD > ${target}`);
+      expect([redirected.isError, redirected.text]).toEqual([false, expect.stringMatching(/^Note: ran as "git diff HEAD": bmad-run writes no file for git, so the redirect was not done and no file was written\. Its output is the text after "stdout:" below; keep it in the conversation, where a later step that reads the file \(code-review's \{diff_file\}\) reads it instead\.\n/)]);
+      expect(redirected.out?.stdout).toMatch(/^diff --git a\/f\.txt b\/f\.txt\n/);
+      expect(existsSync(target.startsWith("/") ? target : join(dir, target)), target).toBe(false);
+    }
+    expect((await bmadRun("git status --porcelain")).out?.stdout).not.toContain("review.diff");
     // git_evidence.py given a folder outside the project: said as such (review 161: "No such file or directory").
     const outside = await bmadRun(`uv run {skill-root}/scripts/git_evidence.py --repo ${tmp.dir} --range HEAD~1..HEAD`);
     expect(JSON.parse(outside.out!.stdout).error).toBe(`fatal: ${tmp.dir} is outside the project (${dir}): git runs here only in the project's own folders; give one inside it.`);

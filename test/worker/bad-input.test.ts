@@ -50,6 +50,9 @@ describe("unknown names answer with the closest ones", () => {
     await expect(client.readResource({ uri: "bmad://bmm/bmad-agent-pm/SKIL.md" })).rejects.toThrow(/Closest: bmad:\/\/bmm\/bmad-agent-pm\/SKILL\.md/);
     await expect(client.getPrompt({ name: "bmad-archtect" })).rejects.toThrow(/Closest: bmad-architect/);
     await expect(client.callTool({ name: "bmad-resource", arguments: {} })).rejects.toThrow(/Unknown tool "bmad-resource"\. Closest: bmad-resources/);
+    // A tool of a toolset this connection did not choose is a tool result the model reads, saying how to add it (review
+    // 373: as a protocol error, the SDK client threw it); a name no toolset has stays a protocol error, as the spec has it.
+    expect(await toolError(TOOL.bmadBoard, { project: "x" })).toBe(`${TOOL.bmadBoard} is in the "views" toolset, which this connection does not use: add it, e.g. /mcp?toolsets=default,views, bmad-mcp --toolsets default,views, or BMAD_TOOLSETS.`);
   });
 
   it("a file path where a URI goes: named as the URI it is, never served by a guess", async () => {

@@ -90,7 +90,7 @@ describe("rendering against a workspace", () => {
     const architecture = (await ada.call(TOOL.bmad, { command: "*architecture", project })).text;
     expect(architecture).toContain(`\`uv run ${root}/_bmad/scripts/resolve_config.py --project-root ${root}\` (already run here: its values are filled in throughout)`);
     // One field of the table it resolved, with what the script prints (review 90: create-story's last step cost a call).
-    const story = (await ada.call(TOOL.bmad, { command: "*create-story", project })).text;
+    const story = (await ada.call(TOOL.bmad, { command: "*bmad-create-story", project })).text;
     const line = `\`uv run ${root}/_bmad/scripts/resolve_customization.py --skill bmad://bmm/bmad-create-story --project-root ${root} --key workflow.on_complete\``;
     expect(story).toContain(`${line} (already run here: it printed {"workflow.on_complete": ""})`);
     const printed = await ada.call(TOOL.bmadRun, { command: line.slice(1, -1), project });
@@ -289,6 +289,16 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect(sprint).not.toMatch(/^## \S+\/sprint-status-template\.yaml$/m);
     // Named there by its path from the skill's root, which the block says bare paths resolve from: not listed again.
     expect(sprint).toContain("- `sprint-status-template.yaml` — the documented file format");
+    // One the workflow first asks for in its closing steps is too: dev-story's definition-of-done checklist (step 9 of
+    // 10, by its stem) and create-story's (step 6 of 6), which a native run reads at the end (review 373: 4.4 KB up
+    // front); one asked for earlier is inlined (create-story's discover-inputs.md at step 2, correct-course's checklist).
+    const inlined = (answer: string, file: string) => new RegExp(`^## \\S+/${file.replace(".", "\\.")}$`, "m").test(answer);
+    const dev = (await ada.call(TOOL.bmad, { command: "*dev-story", project })).text;
+    expect(inlined(dev, "checklist.md")).toBe(false);
+    expect(dev).toMatch(/^- bmad:\/\/bmm\/bmad-dev-story\/checklist\.md \(\d+ bytes\)$/m);
+    const story = (await ada.call(TOOL.bmad, { command: "*bmad-create-story", project })).text;
+    expect([inlined(story, "discover-inputs.md"), inlined(story, "checklist.md")]).toEqual([true, false]);
+    expect(inlined((await ada.call(TOOL.bmad, { command: "*correct-course", project })).text, "checklist.md")).toBe(true);
     const found = await ada.files({ action: "list", project, path: "_bmad-output/planning-artifacts/**/prd.md" });
     expect(found.text).toContain(path);
     // A path as the scripts here write it into files (a sprint-status.yaml's story_location, a rendered workflow's

@@ -17,6 +17,7 @@ import { renderShown, renderSkillText, skillRenderFor, type SkillRender } from "
 import { CENTRAL_LAYERS } from "../runtime/config-utils.js";
 import { todayWhere } from "../runtime/time-zone.js";
 import { customizationSection } from "./agent-customize.js";
+import { askedForLater } from "./on-demand.js";
 
 const INLINE_BUDGET = 64 * 1024;
 
@@ -182,13 +183,6 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   const entrySource = entryFile ? await servedText(reader, entryFile) : "";
   const handsOff = /render_skill\.py/.test(entrySource);
   let budget = handsOff ? 0 : INLINE_BUDGET;
-  // A companion the entry names only among its references (sprint-planning's template, which its script embeds) is
-  // loaded on demand, like a deeper file (review 77: 2.4 KB in every answer, which BMAD itself never reads).
-  const referencesAt = /^## References\s*$/m.exec(entrySource)?.index ?? -1;
-  const onlyReferenced = (path: string) => {
-    const name = path.slice(path.lastIndexOf("/") + 1);
-    return referencesAt >= 0 && !entrySource.slice(0, referencesAt).includes(name) && entrySource.includes(name, referencesAt);
-  };
   const later: string[] = [];
   const inlined: Array<{ path: string; source: string }> = [];
   for (const path of record.files) {
@@ -197,7 +191,7 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
     const companion = dirOf(path) === root || record.kind === "knowledge";
     // Rendered for a project, customize.toml is already applied: its raw text would only cost context.
     const resolved = ctx !== undefined && path.endsWith("/customize.toml");
-    if (path === record.entry || (companion && !resolved && !onlyReferenced(path) && file.size <= budget)) {
+    if (path === record.entry || (companion && !resolved && !askedForLater(entrySource, path) && file.size <= budget)) {
       budget -= file.size;
       inlined.push({ path, source: await servedText(reader, file) });
     } else later.push(path);

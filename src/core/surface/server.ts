@@ -40,11 +40,11 @@ function unknown(what: string, name: string, pool: Iterable<string>, limit?: num
   return invalid(`Unknown ${what} "${name.slice(0, 100)}".${suggestion(suggestions)}`, { suggestions });
 }
 
-/** A tool of a toolset this connection did not choose says how to choose it; any other name gets the closest. */
-function unknownTool(name: string, known: Iterable<string>): ProtocolError {
+/** A tool of a toolset this connection did not choose, said as a tool result the model reads (review 373: as a
+ *  protocol error, SDK clients threw it and the model never saw how to add it); undefined for a name no toolset has. */
+function notChosenTool(name: string): string | undefined {
   const elsewhere = STATIC_TOOLS.find((t) => t.name === name);
-  if (!elsewhere) return unknown("tool", name, known, 3);
-  return invalid(`${name} is in the "${elsewhere.toolset}" toolset, which this connection does not use: add it, e.g. /mcp?toolsets=default,${elsewhere.toolset}, bmad-mcp --toolsets default,${elsewhere.toolset}, or BMAD_TOOLSETS.`);
+  return elsewhere && `${name} is in the "${elsewhere.toolset}" toolset, which this connection does not use: add it, e.g. /mcp?toolsets=default,${elsewhere.toolset}, bmad-mcp --toolsets default,${elsewhere.toolset}, or BMAD_TOOLSETS.`;
 }
 
 export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server {
@@ -109,7 +109,12 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     const { surface } = await current();
     const { name, arguments: args = {} } = request.params;
     const tool = surface.tools.get(name);
-    if (!tool) throw unknownTool(name, surface.tools.keys());
+    if (!tool) {
+      // An unknown name stays a protocol error, as the spec has it; the closest names are in it.
+      const notChosen = notChosenTool(name);
+      if (notChosen) return errorResult(notChosen);
+      throw unknown("tool", name, surface.tools.keys(), 3);
+    }
     const limit = tool.maxArgumentBytes ?? MAX_ARGUMENT_BYTES;
     const json = JSON.stringify(args);
     if (json.length > limit) return errorResult(`Arguments for ${name} exceed ${limit / 1024} KB; send less.`);

@@ -24,7 +24,7 @@ import { fillConfigValues, othersLayers, projectConfigValues, renderSkillText, s
 import type { CatalogRecord } from "../../catalog/bundle.js";
 import { skillUriAsBmad } from "../skills.js";
 import { defineTool } from "../tool.js";
-import { inAnotherProject, inProject, SCRATCH_BY_PATH } from "./workspace.tools.js";
+import { inAnotherProject, inProject } from "./workspace.tools.js";
 import type { Result } from "../../result.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
 import { machineryName, PROJECTS_PREFIX, unicodeForms, WORKSPACES_FS_ROOT } from "../../workspace/paths.js";
@@ -113,10 +113,12 @@ async function codeAnswer(line: string, runtime: ProjectRuntime | undefined): Pr
  *  nothing the repository's config names runs, .git is not written); any other is the user's to run (review 161: a
  *  story in Claude Desktop asked the user four times). */
 async function gitAnswer(line: string, project: string | undefined, deps: SurfaceDeps): Promise<ToolOutcome> {
-  const parsed = readOnlyGitLine(line);
-  if (!parsed.ok && parsed.alone !== undefined) {
-    return fail(`bmad-run writes no file for git: send "${parsed.alone}" alone, and its output comes back in the answer; keep it in the conversation, where the later steps read it (or ask the user to run the line as written). ${SCRATCH_BY_PATH}`);
-  }
+  const asSent = readOnlyGitLine(line);
+  // A read-only line with `> FILE` (code-review's `git diff HEAD > {diff_file}`) runs without the redirect, which is
+  // not done: nothing is written anywhere, and its output is the answer (review 373: a refusal, the same line again,
+  // and advice that wrote the diff into the project's tree).
+  const alone = !asSent.ok ? asSent.alone : undefined;
+  const parsed = alone === undefined ? asSent : readOnlyGitLine(alone);
   if (!parsed.ok) return fail(otherProgramAnswer("git", true, parsed.why));
   const found = await deps.runtime?.(project, { lazy: true });
   const git = found?.ok ? found.runtime.git : undefined;
@@ -136,9 +138,13 @@ async function gitAnswer(line: string, project: string | undefined, deps: Surfac
   const others = paths && ran.exitCode === 0 ? await git({ dir, args: [...UNTRACKED_FILES, ...paths] }) : undefined;
   const untracked = others?.exitCode === 0 ? text(others.stdout).split("\0").filter(Boolean) : [];
   const answer = runAnswer(found.runtime, "git", { stdout, stderr: text(ran.stderr), exitCode: ran.exitCode });
-  const notes = gitNotes(withheld, untracked);
+  const notes = [...(alone === undefined ? [] : [redirectNotDone(alone)]), ...gitNotes(withheld, untracked)];
   return answer.ok && notes.length ? { ...answer, text: `${notes.map((n) => `Note: ${n}`).join("\n")}\n${answer.text}` } : answer;
 }
+
+/** Said before the output of a git line sent with `> FILE` and run as `alone`. */
+const redirectNotDone = (alone: string): string =>
+  `ran as "${alone}": bmad-run writes no file for git, so the redirect was not done and no file was written. Its output is the text after "stdout:" below; keep it in the conversation, where a later step that reads the file (code-review's {diff_file}) reads it instead.`;
 
 /** How bmad-files reads a file of the working tree `git` diffs in `dir`, named from the work tree's top as git names it
  *  (which a repository's core.worktree may put below `dir`): through the project's file system, whose read refuses what
@@ -172,7 +178,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
       for (const typed of new Set([root.replace(/(\s)/g, "\\$1"), root])) if (typed !== here.runtime.root || /\s/.test(root)) line = line.split(typed).join("{project-root}");
     }
   }
-  // Before the shell operators: `git diff HEAD > x` is git, refused once for what it is (review 111).
+  // Before the shell operators: `git diff HEAD > x` is git, run without its redirect (review 111, 373).
   const other = otherProgram(line);
   if (other === "git" && deps.project !== undefined) return gitAnswer(line, project, deps);
   if (other === "code" && deps.project !== undefined) {

@@ -1,0 +1,31 @@
+// Which of a skill's companion files its first answer inlines and which it lists to load on demand: the rule follows
+// where the skill's own entry (SKILL.md) first asks for the file, as a run in Claude Code reads it.
+
+/** A numbered step of a BMAD XML workflow (create-story, dev-story, correct-course). */
+const STEP = /<step n="[^"]*"/g;
+
+/** A companion the entry asks for only later, so the first answer lists it rather than inlines it:
+ *  - one it names only among its `## References` (sprint-planning's template, which its script embeds: review 77);
+ *  - one it first asks for in its closing steps, past four fifths of them (dev-story's definition-of-done checklist at
+ *    step 9 of 10, create-story's at 6 of 6: review 373, 4.4 KB up front that a native run reads at the end). A file
+ *    the entry never names by its file name is looked for by its stem as a word ("the definition-of-done checklist"). */
+export function askedForLater(entrySource: string, path: string): boolean {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  return onlyReferenced(entrySource, name) || inClosingSteps(entrySource, name);
+}
+
+function onlyReferenced(entrySource: string, name: string): boolean {
+  const referencesAt = /^## References\s*$/m.exec(entrySource)?.index ?? -1;
+  return referencesAt >= 0 && !entrySource.slice(0, referencesAt).includes(name) && entrySource.includes(name, referencesAt);
+}
+
+function inClosingSteps(entrySource: string, name: string): boolean {
+  const starts = [...entrySource.matchAll(STEP)].map((m) => m.index);
+  if (starts.length < 2) return false;
+  const steps = entrySource.slice(starts[0]);
+  const stem = name.replace(/\.[^.]+$/, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const at = steps.includes(name) ? steps.indexOf(name) : (new RegExp(`\\b${stem}\\b`, "i").exec(steps)?.index ?? -1);
+  if (at < 0) return false;
+  const step = starts.filter((start) => start <= starts[0]! + at).length;
+  return step > starts.length * 0.8;
+}
