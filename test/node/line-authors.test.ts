@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { allBy, authorsByLine, authorsByStoredLine, byOthers, carryAuthors, matchLines, MAX_RUNS, othersNote, othersOn, splitLines, WORDS_READ, type LineAuthors, type Person } from "../../src/core/workspace/line-authors.js";
+import { allBy, authorsByLine, authorsByStoredLine, byOthers, carryAuthors, inBrief, matchLines, MAX_RUNS, othersNote, othersOn, splitLines, WORDS_READ, type LineAuthors, type Person } from "../../src/core/workspace/line-authors.js";
 
 const owner: Person = { id: "u-owner", label: "owner@example.com" };
 const writer: Person = { id: "u-writer", label: "writer@example.com" };
@@ -201,4 +201,10 @@ describe("line authors", () => {
     const last = 2 * count + 1;
     expect(othersOn(byOthers(authors, owner), last, last)).toContain(writer.label);
   });
+});
+
+it("names every co-author in a short note, a long list of lines said as some (review 377: cut at 120 characters, a note dropped one and stopped mid-range)", () => {
+  const long = Array.from({ length: 30 }, (_, i) => `${i * 3 + 1}-${i * 3 + 2}`).join(", ");
+  const note = othersNote(inBrief([{ by: "sam@ex.com", lines: long }, { by: "priya@ex.com", lines: "29, 69, 71, 73" }]), JSON.stringify);
+  expect(note).toBe('written by others, not you: "sam@ex.com (some), priya@ex.com (lines 29, 69, 71, 73)"');
 });

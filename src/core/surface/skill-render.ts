@@ -9,7 +9,7 @@ import { customizationLayers, extractKey, loadCentralConfig, mergeLayers } from 
 import { BUNDLE_MOUNT, fromFsText, type ProjectRuntime } from "../runtime/project.js";
 import { isDict, type PyDict, type PyValue } from "../runtime/py-json.js";
 import type { BundleReader } from "./reader.js";
-import { othersNote } from "../workspace/line-authors.js";
+import { inBrief, othersNote } from "../workspace/line-authors.js";
 import { codeSpan, leadsOutOf, PROJECTS_PREFIX } from "../workspace/paths.js";
 import { cutAt } from "../lines.js";
 import { count } from "../count.js";
@@ -74,7 +74,7 @@ export function othersLayers(runtime: ProjectRuntime): string[] {
   // One note for the files the same people wrote (review 188: four of a create's config files, four long notes a render).
   const byNote = new Map<string, string[]>();
   for (const [path, who] of runtime.writtenByOthers ?? []) {
-    const note = othersNote(who, (names) => JSON.stringify(names.slice(0, 200)));
+    const note = othersNote(inBrief(who), JSON.stringify);
     byNote.set(note, [...(byNote.get(note) ?? []), path]);
   }
   const files = [...byNote].map(([note, paths]) =>

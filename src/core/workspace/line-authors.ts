@@ -503,6 +503,13 @@ export function othersOn(others: ByOthers, from: number, to: number): string | u
 export const othersNamed = (others: ByOthers): string =>
   others.map((o) => `${o.by} (${o.lines === "all" && o.with_you ? "all lines" : o.lines === "all" || o.lines === "some" ? o.lines : `lines ${o.lines}`}${o.with_you ? ", with you" : ""})`).join(", ");
 
+/** The longest list of one person's lines a short note keeps; a longer one is said as "some". */
+const BRIEF_LINES = 40;
+
+/** `others` for a note where room is short (a status line, a render's warning): every person named, a long list of
+ *  lines said as "some" (review 377: a note cut at 120 characters dropped a co-author and stopped mid-range, "65-"). */
+export const inBrief = (others: ByOthers): ByOthers => others.map((o) => (o.lines.length > BRIEF_LINES ? { ...o, lines: "some" } : o));
+
 /** How every answer says who else wrote a file: the lines only others wrote apart from those the reader wrote with
  *  them (review 305). `show` prints each list of names: quoted where the note is read among a skill's steps. */
 export function othersNote(others: ByOthers, show = (names: string) => names): string {
