@@ -46,6 +46,16 @@ export class DisplacedNotes {
     this.count = undefined;
   }
 
+  /** After `by` changed `path` (inside the change's transaction): their own note on it dropped where the change
+   *  `restores` the version it names, as they were told to (review 372: a restore of exactly their version still read
+   *  "Your version 1 … was replaced"). A change that does not keeps it (review 352, above). */
+  answered(path: string, by: Person, restores: (version: number) => boolean): void {
+    const note = this.peek(path, by);
+    if (!note || !restores(note.version)) return;
+    this.sql.exec("DELETE FROM displaced WHERE path = ? AND person IN (?, ?)", path, ...keysOf(by));
+    this.count = undefined;
+  }
+
   /** `reader`'s note on `path`, taken: it is told once. */
   take(path: string, reader: Person): Displaced | undefined {
     if (this.counted() === 0) return undefined;
@@ -63,4 +73,11 @@ export class DisplacedNotes {
   private counted(): number {
     return (this.count ??= this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM displaced").one().n);
   }
+}
+
+/** Whether `data` holds the whole of `version`'s text (a restore of it, or a change that kept it and added): a version
+ *  whose text is gone (purged) or was empty holds nothing to put back, so it answers no note. */
+export function holdsWhole(data: Uint8Array, version: Uint8Array): boolean {
+  const decoder = new TextDecoder();
+  return version.byteLength > 0 && decoder.decode(data).includes(decoder.decode(version));
 }

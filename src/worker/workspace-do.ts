@@ -19,7 +19,7 @@ import { memoryIdOf, writePendingMemories } from "./workspace-memory-files.js";
 import { memoryVectors } from "./memory-vectors.js";
 import { MEMORY_DIR, structuredType } from "../core/memory/files.js";
 import { ProjectShares } from "./workspace-shares.js";
-import { DisplacedNotes } from "./workspace-displaced.js";
+import { DisplacedNotes, holdsWhole } from "./workspace-displaced.js";
 import type { TextEdit, TextEdited } from "../core/runtime/fs.js";
 import { editMemlog, memlogStamp } from "../core/runtime/memlog-text.js";
 import { decodeUtf8 } from "../core/runtime/py-io.js";
@@ -473,7 +473,7 @@ export class WorkspaceProject extends DurableObject {
     const displaced = append ? undefined : this.displacedBy(path, caller, head, ifVersion);
     // A whole write's lines are its own; an edit named the text it changes.
     const unread = !edit && displaced ? { unread: displaced.person } : {};
-    const entry = this.files.transaction(() => this.noted(path, caller, this.files.commit(path, next, edit ? "edit" : append && head ? "append" : "write", personOf(caller), now, { alsoBy: people(alsoBy), ...unread }), displaced));
+    const entry = this.files.transaction(() => this.noted(path, caller, next, this.files.commit(path, next, edit ? "edit" : append && head ? "append" : "write", personOf(caller), now, { alsoBy: people(alsoBy), ...unread }), displaced));
     return { ok: true, value: { ...entry, ...unnamed } };
   }
 
@@ -495,10 +495,12 @@ export class WorkspaceProject extends DurableObject {
     return person && head && { person, version: head.version };
   }
 
-  /** `entry`, the caller's change, with a note for whoever's version it displaced (DisplacedNotes.changed), in the
-   *  change's transaction. */
-  private noted<T extends { version: number }>(path: string, caller: Caller, entry: T, displaced?: { person: Person; version: number }): T {
+  /** `entry`, the caller's change to `data`, with a note for whoever's version it displaced (DisplacedNotes.changed),
+   *  and the caller's own note dropped where `data` holds the whole text of their displaced version (they put it back),
+   *  in the change's transaction. */
+  private noted<T extends { version: number }>(path: string, caller: Caller, data: Uint8Array, entry: T, displaced?: { person: Person; version: number }): T {
     this.displaced.changed(path, personOf(caller), entry.version, displaced);
+    this.displaced.answered(path, personOf(caller), (version) => holdsWhole(data, this.files.content(path, version)));
     return entry;
   }
 
@@ -602,7 +604,7 @@ export class WorkspaceProject extends DurableObject {
     if (room) return room;
     const replaced = this.replacedUnnamed(path, caller, head, ifVersion, from.value.data);
     const displaced = this.displacedBy(path, caller, head, ifVersion);
-    return { ok: true, value: { ...this.files.transaction(() => this.noted(path, caller, this.files.commit(path, from.value.data, "restore", personOf(caller), now, { restoredFrom: version }), displaced)), ...replaced } };
+    return { ok: true, value: { ...this.files.transaction(() => this.noted(path, caller, from.value.data, this.files.commit(path, from.value.data, "restore", personOf(caller), now, { restoredFrom: version }), displaced)), ...replaced } };
   }
 
   remove(caller: Caller, given: string, ifVersion: number | undefined, now: string): DoResult<RemovedEntry> {

@@ -95,6 +95,11 @@ describe("a project folder whose path holds a space", () => {
     expect(typed).not.toBe(basename(dir));
     const listed = await client.callTool({ name: "bmad-files", arguments: { action: "list", path: "_bmad-output", project: typed } });
     expect(listed.isError, text(listed)).toBeFalsy();
+    // Each entry holds what a caller acts on, as its line does: no digest or time, which a read gives (review 373: 640 B
+    // of them beside 246 B of text).
+    const entries = (listed.structuredContent as { files: Array<Record<string, unknown>> }).files;
+    expect(entries.map((e) => e.path)).toContain("_bmad-output/planning-artifacts/prds/prd-x/.memlog.md");
+    for (const entry of entries) expect(Object.keys(entry).sort()).toEqual(["path", "size", "version"]);
     const ran = await client.callTool({ name: "bmad-run", arguments: { command: "python3 {project-root}/_bmad/scripts/resolve_config.py --project-root {project-root} --key user_name", project: typed } });
     expect(ran.isError, text(ran)).toBeFalsy();
     // And the folder's whole path typed so, in a file's path and a script's line: the project still (review 313).

@@ -1119,14 +1119,22 @@ describe("a planned project's runtime block", () => {
       const retro = `uv run --no-cache bmad://bmm/bmad-retrospective/scripts/sprint_status.py update --file "{implementation_artifacts}/sprint-status.yaml" --epic 1 --set-retro-done --ref "{implementation_artifacts}/epic-1-retro-{date}.md" --verdict "accepted" --date "{date}"`;
       const [, y, m, d, hm] = /^(\d{4})-(\d\d)-(\d\d) .*now (\d\d:\d\d)$/.exec(when("UTC"))!;
       expect((await ada.call(TOOL.bmadRun, { command: retro, project: name })).text).toContain(`${words}; for --date "MM-DD-YYYY HH:MM": ${m}-${d}-${y} ${hm})`);
-      // Asked for in words, not as {date} (review 183: create-story's "Update last_updated field to current date").
-      expect(todayLine((await ada.call(TOOL.bmad, { command: "*create-story", project: name })).text)).toEqual([`- ${words}.`]);
+      // Asked for in words, not as {date} (review 183: create-story's "Update last_updated field to current date"), for
+      // sprint-status.yaml's last_updated, which takes the form bmad-board and sprint_plan.py write (review 373: written
+      // 2026-11-30, which sprint_plan.py's staleness check does not recognize).
+      const lastUpdated = (at: string) => `- ${words}; sprint-status.yaml's last_updated takes the form MM-DD-YYYY HH:MM: ${at}.`;
+      expect(todayLine((await ada.call(TOOL.bmad, { command: "*create-story", project: name })).text)).toEqual([lastUpdated(`${m}-${d}-${y} ${hm}`)]);
       // No bytes for a skill that asks for no date.
       expect(todayLine((await ada.call(TOOL.bmad, { command: "*create-epics-and-stories", project: name })).text)).toEqual([]);
       // Rendered again, it is kept for the project's files (the folders it lists are read with them now): served with
       // the time it is served at, not the one it was made at (review 183: sprint_plan.py's --date wants HH:MM).
       vi.setSystemTime(Date.now() + 3 * 60_000);
       expect(todayLine((await ada.call(TOOL.bmad, { command: "*correct-course", project: name })).text)).toEqual([`- {date} is today's date (${when("UTC")}), in the form the skill's text gives, if it gives one.`]);
+      // The stamp too, a kept render's line made again whole.
+      const [, y2, m2, d2, hm2] = /^(\d{4})-(\d\d)-(\d\d) .*now (\d\d:\d\d)$/.exec(when("UTC"))!;
+      expect(todayLine((await ada.call(TOOL.bmad, { command: "*create-story", project: name })).text)).toEqual([
+        `- {date} is today's date (${when("UTC")}), in the form the skill's text gives, if it gives one; sprint-status.yaml's last_updated takes the form MM-DD-YYYY HH:MM: ${m2}-${d2}-${y2} ${hm2}.`,
+      ]);
       // The zone set later changes no file, and the kept render is served with the new zone's date and time.
       await ada.project({ action: "config", name, time_zone: "Pacific/Kiritimati" });
       const zoned = `{date} is today's date (${when("Pacific/Kiritimati")})`;

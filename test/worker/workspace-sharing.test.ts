@@ -459,6 +459,23 @@ describe("sharing", () => {
     expect((await writer.files({ action: "read", project, path })).text).not.toContain("Your version");
   });
 
+  it("drops the note once its person puts their version back: a restore of it, or a change that keeps all its text (review 372)", async () => {
+    const path = unique("_bmad-output/e") + ".md";
+    const mine = "# E\nthe owner's text\n";
+    await owner.files({ action: "write", project, path, content: mine });
+    expect((await writer.files({ action: "write", project, path, content: "# E\nthe writer's text\n" })).text).toContain("It replaced version 1");
+    // Put back as told: a restore of exactly that version, which itself names none.
+    expect((await owner.files({ action: "restore", project, path, version: 1 })).isError).toBe(false);
+    expect((await owner.files({ action: "read", project, path })).text).not.toContain("Your version");
+    // Or a write that keeps all of it and adds to it; one that keeps only part of it leaves the note.
+    await writer.files({ action: "write", project, path, content: "# E\nthe writer's text again\n" });
+    await owner.files({ action: "write", project, path, content: "# E\n" });
+    const looking = await signInAs(owner.email, "bmad:read");
+    expect((await looking.files({ action: "read", project, path })).text).toContain(`Your version 3 of ${path} was replaced at v4 by ${writer.email}`);
+    await owner.files({ action: "write", project, path, content: `${mine}and more\n` });
+    expect((await owner.files({ action: "read", project, path })).text).not.toContain("Your version");
+  });
+
   it("keeps each person's notes apart: another's many blind writes drop only the oldest notes they made, never another's (review 355)", async () => {
     const room = unique("notes");
     expect((await owner.project({ action: "create", name: room })).isError).toBe(false);

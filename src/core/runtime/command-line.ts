@@ -349,7 +349,7 @@ export function fillInFirst(unfilled: string[], templates: string[] = [], today 
   }
   if (optional.length) parts.push(`${optional.join(", ")} ${optional.length > 1 ? "are optional groups: drop each" : "is an optional group: drop it"}, or fill it in with real values and without its brackets`);
   if (bound.length) {
-    const hints = bound.map((p) => (p === "{date}" ? todayHint(today, stamped) : BOUND_AT_RUN_TIME.get(p))).filter(Boolean);
+    const hints = bound.map((p) => (p === "{date}" ? todayHint(today, stamped ? "--date" : undefined) : BOUND_AT_RUN_TIME.get(p))).filter(Boolean);
     const them = templates.length ? bound.join(", ") : bound.length > 1 ? "them" : "it";
     parts.push(`the workflow binds ${them} while it runs${hints.length ? ` (${hints.join("; ")})` : ", as its steps say"}`);
   }
@@ -375,12 +375,20 @@ const RUN_TIME_ALONE = new RegExp(`^${RUN_TIME_PLACEHOLDER.source}$`, "i");
 export const isRunTimePlaceholder = (value: string): boolean => RUN_TIME_ALONE.test(value);
 
 /** What `{date}` stands for, `today` as todayWhere says it: the refusal's words, which a runtime block gives up front;
- *  `stamped`: with the form the line's --date takes (takesStamp). */
-export function todayHint(today: string, stamped = false): string {
+ *  `stamped`: with the form the line's --date takes (takesStamp), or where the skill's text has the model write
+ *  sprint-status.yaml's last_updated itself, with that field's (review 373: create-story's "Update last_updated field
+ *  to current date" was written 2026-11-30, which sprint_plan.py's staleness check does not recognize). */
+export function todayHint(today: string, stamped?: "--date" | "last_updated"): string {
   const hint = BOUND_AT_RUN_TIME.get("{date}")!.replace("TODAY", today);
   const stamp = stamped ? stampOf(today) : undefined;
-  return stamp ? `${hint}; for --date "MM-DD-YYYY HH:MM": ${stamp}` : hint;
+  if (!stamp) return hint;
+  return stamped === "--date" ? `${hint}; for --date "${SPRINT_STAMP}": ${stamp}` : `${hint}; ${SPRINT_LAST_UPDATED} takes the form ${SPRINT_STAMP}: ${stamp}`;
 }
+
+/** The form of sprint-status.yaml's times: sprint_status.py's --date, and the last_updated it and bmad-board write. */
+const SPRINT_STAMP = "MM-DD-YYYY HH:MM";
+/** How todayHint names the field, by which a kept render's line is known to name it (withToday). */
+export const SPRINT_LAST_UPDATED = "sprint-status.yaml's last_updated";
 
 /** Scripts whose `--date` takes "MM-DD-YYYY HH:MM" and nothing else (their skills' texts say so; sprint_status.py's
  *  update exits 1 on another form). */

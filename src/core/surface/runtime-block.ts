@@ -1,6 +1,6 @@
 // The short block in front of a rendered skill: what was substituted, and how this server carries out
 // the lines BMAD's text asks for (`uv run ...`, `skill:NAME`, files under {project-root}).
-import { READ_ONLY_GIT_LINES, todayHint, uvRunScripts } from "../runtime/command-line.js";
+import { READ_ONLY_GIT_LINES, SPRINT_LAST_UPDATED, todayHint, uvRunScripts } from "../runtime/command-line.js";
 import { CONTRACT_SCRIPT, type ContractSetup } from "../runtime/project.js";
 import { dumps } from "../runtime/py-json.js";
 import { selectKeys } from "../runtime/resolve-config.js";
@@ -47,15 +47,20 @@ export interface LaterValues {
   configGiven: boolean;
   /** Whether a file loaded later, or a value given for one, asks for today's date (asksDate). */
   dated: boolean;
+  /** Whether a file loaded later has the model write sprint-status.yaml's last_updated (writesLastUpdated). */
+  lastUpdated: boolean;
 }
 
-export const NOTHING_LATER: LaterValues = { custom: [], config: [], resolved: [], customGiven: true, configGiven: true, dated: false };
+export const NOTHING_LATER: LaterValues = { custom: [], config: [], resolved: [], customGiven: true, configGiven: true, dated: false, lastUpdated: false };
 
 /** The block's heading, by which a served render finds it (earlier-work.ts adds a line, withToday its date). */
 export const BLOCK_HEADING = "## Running this skill here\n";
 /** Whether a text asks for today's date: `{date}`, as the model fills it in (bmad-run refuses `{{date}}` and `{DATE}`
  *  too), or in words (review 183: create-story's "Update last_updated field to current date"). */
 export const asksDate = (text: string): boolean => /\{date\}|\bcurrent date\b|\btoday's date\b/i.test(text);
+/** Whether a text has the model write sprint-status.yaml's last_updated (create-story's and dev-story's "Update
+ *  last_updated field to current date", code-review's step-04): its form is the file's, not one the text gives. */
+export const writesLastUpdated = (text: string): boolean => /\blast_updated\b/.test(text) && /sprint[-_]status/.test(text);
 
 /** Longest a value given for files loaded later is, and each kind's all together: past them the script prints them
  *  (review 136: a collaborator's 26 config keys made the block 10 KB). */
@@ -103,6 +108,7 @@ export function laterValues(ctx: SkillRender, rendered: string[], later: string[
     customGiven: custom.every(([, v]) => givenInBlock(v)) && fits(custom) && resolved.length === asked.length,
     configGiven,
     dated: later.some(asksDate) || custom.some(([, v]) => asksDate(v)),
+    lastUpdated: later.some(writesLastUpdated),
   };
 }
 
@@ -150,7 +156,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   ];
   // In the words of bmad-run's and bmad-files' refusal of a path or line holding it: the first write is right (review
   // 170: correct-course's sprint-change-proposal-{date}.md cost a refused call).
-  if (today !== undefined) lines.push(`- ${todayHint(today)}.`);
+  if (today !== undefined) lines.push(`- ${todayHint(today, later.lastUpdated || renderedTexts.some(writesLastUpdated) ? "last_updated" : undefined)}.`);
   if (later.resolved.length) lines.push(`- In files you load later, ${later.resolved.map(([key, printed]) => `\`resolve_customization.py … --key ${key}\` is already run here: it printed ${printed}`).join("; ")}.`);
   if (scripts.size) {
     lines.push(
@@ -212,12 +218,15 @@ export function contractToDo(setup: ContractSetup): string | undefined {
   return steps.length ? steps.join(" and ") : undefined;
 }
 
-/** A served render with today's date and time in its block's line for `{date}`, which a kept render holds as of when
- *  it was made; `text` itself where the block has no such line. */
+/** A served render with today's date and time in its block's line for `{date}` (and last_updated's stamp, where the
+ *  line gives it), which a kept render holds as of when it was made; `text` itself where the block has no such line. */
 export function withToday(text: string, today: string): string {
   const at = todayAt(text);
   if (at === undefined) return text;
-  return `${text.slice(0, at)}${today}${text.slice(text.indexOf(")", at))}`;
+  const start = at - TODAY_LINE.length;
+  const end = text.indexOf("\n", at);
+  const line = text.slice(start, end < 0 ? undefined : end);
+  return `${text.slice(0, start)}\n- ${todayHint(today, line.includes(SPRINT_LAST_UPDATED) ? "last_updated" : undefined)}.${end < 0 ? "" : text.slice(end)}`;
 }
 
 /** Whether the block gives today's date and time: an answer holding it is not kept. */

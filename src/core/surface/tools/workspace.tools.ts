@@ -837,8 +837,10 @@ const shortOf = ({ cut, leftOut }: Pick<Listing, "cut" | "leftOut">) => [...(cut
 function listFiles(glob: string, entries: ListedFile[], { cut, leftOut }: Pick<Listing, "cut" | "leftOut">): ToolOutcome {
   const files = entries.slice(0, MAX_LISTED);
   const head = `${entries.length} file${entries.length === 1 ? " matches" : "s match"} ${JSON.stringify(glob)}${entries.length > files.length ? `; the first ${MAX_LISTED} (narrow the glob for more)` : ""}:`;
-  // A long list is mostly paths: each line and entry holds what a caller acts on (plain numbers, no digests).
-  const shown = files.map((e) => servedVersion(e.path, e));
+  // A long list is mostly paths: each line and entry holds what a caller acts on (plain numbers, no digests): the
+  // bridge's entries carry each file's digest and time too, which no program reads off a listing (review 373: 640 B of
+  // them beside 246 B of text); a read gives both.
+  const shown = files.map((e) => servedVersion(e.path, { path: e.path, version: e.version, size: e.size }));
   // Past the first MAX_LISTED, the folders below the glob's literal start that hold the rest, so that a client (a pull)
   // lists each on its own (review 92: folders past the 1,000th file were never found); only those, so that a walk
   // spends no call on a folder shown whole (a member's 250 small folders ran a pull out of calls).
