@@ -44,12 +44,13 @@ export interface ScriptVouching {
 const INSTALL_RECORD = "_bmad/_config/files-manifest.csv";
 
 /** The project for one call (a render or a run): what it read with something withheld is that call's to say. */
-export function localProjectRuntime(root: string, reader: () => BundleReader, projectFs: NodeRuntimeFs, vouching: ScriptVouching = { bmadScripts: () => new Map(), portedDigests: () => new Set(), allowProjectScripts: false }): ProjectRuntime {
+export function localProjectRuntime(root: string, reader: () => BundleReader, projectFs: NodeRuntimeFs, vouching: ScriptVouching = { bmadScripts: () => new Map(), portedDigests: () => new Set(), allowProjectScripts: false }, store?: ProjectRuntime["store"]): ProjectRuntime {
   const withheld = new Map<string, string>();
   return {
     root,
     fsRoot: root,
     label: root,
+    ...(store ? { store } : {}),
     rendersFollowBundle: true, // the bundle is rebuilt when _bmad/ or an installed skill changes
     withheld,
     fs: withBundle(projectFs, bundleFs(reader), { withheld }),

@@ -100,7 +100,7 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
     // that call's answer alone.
     runtime: async (name) => {
       const refused = notThisProject(workspaces, name, "bmad-mcp");
-      return refused ? { ok: false, error: refused } : { ok: true, runtime: localProjectRuntime(project, () => bundle.reader, projectFs, vouching) };
+      return refused ? { ok: false, error: refused } : { ok: true, runtime: localProjectRuntime(project, () => bundle.reader, projectFs, vouching, workspaces.files()) };
     },
     workspaces,
     // The project folder's _bmad/_memory/, by its name or none.

@@ -13,6 +13,7 @@ interface ProjectMap {
   memlogs: Array<{ path: string; updated_at: string; updated_at_local?: string; entries: string[]; others?: string }>;
   next?: { skill: string; title: string; phase: string; resume?: { path: string; status?: string }; sprint?: { story?: string; reason: string } };
   sprint?: { path: string; all_done?: boolean };
+  stale?: Array<{ path: string; after: string; skill: string }>;
   more: number;
   catalog_rows_left_out?: number;
 }
@@ -46,6 +47,8 @@ function showMap(result: ToolResult): void {
       // A begun step not settled (a draft PRD) is resumed, as get_workflow_status says.
       // Once a sprint is planned, what its status says (the story, or all done), as the map's text says it.
       map.next ? h("p", { class: "next" }, `Next: ${map.next.resume ? "resume " : ""}${map.next.title} (${map.next.phase})${map.next.sprint ? `${map.next.sprint.story ? `, story ${map.next.sprint.story}` : ""}: ${map.next.sprint.reason}` : ""} `, start(map.next.resume ? "Resume" : "Start", map.next.skill, map.next.title, map.next.sprint?.story)) : h("p", { class: "next" }, map.sprint?.all_done ? `Every story, epic and retrospective in ${showName(map.sprint.path)} is done.` : map.catalog_rows_left_out ? "No required workflow left to do among the catalog's rows read." : "Every required workflow from the first one begun is done."),
+      // A step built on an earlier one's document that changed since, as the map's text says it.
+      ...(map.stale ?? []).map((s) => h("p", { class: "note stale" }, `${showName(s.after)} changed after ${showName(s.path)} was last written: check that ${s.skill}'s output still follows it.`)),
       // A cut catalog may have left out the next workflow, and whole phases.
       map.catalog_rows_left_out ? h("p", { class: "note" }, `${map.catalog_rows_left_out} rows of bmad-help.csv left out, past the rows a help catalog gives. Remove the rows that do not belong there.`) : null),
     h("div", { class: "phases" }, ...map.phases.map((p) =>

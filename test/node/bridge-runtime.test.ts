@@ -797,4 +797,23 @@ describe("a planned project asked where it stands (review 273)", () => {
     writeFileSync(join(dir, prd), "---\nstatus: draft\n---\n# Todo PRD\n");
     expect((await call("get_workflow_status", {})).text).toContain(`\n- Next: resume bmad-prd (bmad {"command":"*bmad-prd"}): \`${prd}\` (status: "draft") is not settled.\n(No `);
   });
+
+  it("says where the PRD changed after the architecture was last written, by the files' times and the version the bridge kept (review 377)", async () => {
+    const dir = project("changed-after");
+    const prd = "_bmad-output/planning-artifacts/prd.md";
+    const spine = "_bmad-output/planning-artifacts/ARCHITECTURE-SPINE.md";
+    mkdirSync(join(dir, dirname(spine)), { recursive: true });
+    writeFileSync(join(dir, spine), "---\nstatus: final\n---\n# Spine\n");
+    const client = await connect(dir);
+    const status = async () => text(await client.callTool({ name: "get_workflow_status", arguments: {} }));
+    const write = async (content: string) => expect((await client.callTool({ name: "bmad-files", arguments: { action: "write", path: prd, content } })).isError === true).toBe(false);
+    // The spine an hour old, the PRD made now: made after it, not changed after.
+    const hourAgo = Date.now() / 1000 - 3600;
+    utimesSync(join(dir, spine), hourAgo, hourAgo);
+    await write("---\nstatus: final\n---\n# PRD\n");
+    expect(await status()).not.toContain("was last written");
+    // Changed again: the bridge kept the version it replaced, so this is a change after the spine.
+    await write("---\nstatus: final\n---\n# PRD\n\n## FR-99\n");
+    expect(await status()).toMatch(new RegExp(`\\n- \`${prd}\` changed \\(v\\d+, [^)]+\\) after \`${spine}\` \\(v\\d+, [^)]+\\) was last written: check that bmad-architecture's output still follows it\\.\\n`));
+  });
 });

@@ -998,6 +998,53 @@ describe("a planned project's runtime block", () => {
     expect(done.text).toContain("bmad-create-epics-and-stories* (done)");
   });
 
+  it("says where an earlier step's document changed after a later step's was last written, to every member, in the status, a render and the map (review 377)", async () => {
+    const { bea, cy, name, as, status } = await sharedGap("stale");
+    const prd = `${planning}/prd.md`;
+    const spine = `${planning}/ARCHITECTURE-SPINE.md`;
+    await bea.files({ action: "write", project: name, path: prd, content: "---\nstatus: draft\n---\n# PRD\n" });
+    await bea.files({ action: "write", project: name, path: prd, content: "---\nstatus: final\n---\n# PRD\n" });
+    await cy.files({ action: "write", project: as, path: spine, content: "---\nstatus: final\n---\n# Spine\n" });
+    const map = async (who: Person, project: string) => {
+      const body = await (await rawCall(who.token, "tools/call", { name: TOOL.bmadMap, arguments: { project } }, "?toolsets=default,views")).text();
+      return (JSON.parse(body.replace(/^event: message\ndata: /, "")) as { result: { content: Array<{ text: string }>; structuredContent: { stale?: unknown } } }).result;
+    };
+    // The spine written after the PRD's last change: nothing to say.
+    expect(await status()).not.toContain("was last written");
+    expect((await map(bea, name)).structuredContent.stale).toBeUndefined();
+    // The PRD changed again after the spine was built on it: said to both, with who changed it, and in the map.
+    await bea.files({ action: "write", project: name, path: prd, content: "---\nstatus: final\n---\n# PRD\n\n## FR-99\n" });
+    const line = new RegExp(`\\n- \`${prd}\` changed \\(v3, by "${bea.email}", [^)]+\\) after \`${spine}\` \\(v1, [^)]+\\) was last written: check that bmad-architecture's output still follows it\\.\\n`);
+    expect(await status()).toMatch(line);
+    expect((await cy.call(TOOL.getWorkflowStatus, { project: as })).text).toMatch(line);
+    expect(`${(await cy.call(TOOL.bmad, { command: "*bmad-create-epics-and-stories", project: as })).text}\n`).toMatch(line);
+    for (const [who, project] of [[bea, name], [cy, as]] as const) {
+      const shown = await map(who, project);
+      expect(shown.structuredContent.stale).toEqual([{ path: spine, after: prd, skill: "bmad-architecture" }]);
+      expect(shown.content[0]!.text).toContain(`\n${prd} changed after ${spine} was last written: check that bmad-architecture's output still follows it.\n`);
+    }
+    // The spine written again after it: nothing to say again.
+    await cy.files({ action: "write", project: as, path: spine, content: "---\nstatus: final\n---\n# Spine\n\nFR-99 covered.\n" });
+    expect(await status()).not.toContain("was last written");
+    expect((await map(cy, as)).structuredContent.stale).toBeUndefined();
+  });
+
+  it("says nothing of an earlier step's document made after a later one's, nor changed by the same person in the same minute (review 377)", async () => {
+    const { bea, cy, name, as, status } = await sharedGap("made-after");
+    // A spine written first, then a PRD a member made for it: made after, not changed after.
+    await bea.files({ action: "write", project: name, path: `${planning}/ARCHITECTURE-SPINE.md`, content: "---\nstatus: final\n---\n# Spine\n" });
+    await cy.files({ action: "write", project: as, path: `${planning}/prd.md`, content: "---\nstatus: final\n---\n# PRD\n" });
+    expect(await status()).not.toContain("was last written");
+    await bea.files({ action: "write", project: name, path: `${planning}/ARCHITECTURE-SPINE.md`, content: "---\nstatus: final\n---\n# Spine, on the PRD\n" });
+    // Changed by the spine's own writer: nothing in the same minute (a run writes its inputs first), said a minute on.
+    await bea.files({ action: "write", project: name, path: `${planning}/prd.md`, content: "---\nstatus: final\n---\n# PRD v2\n" });
+    const body = await (await rawCall(bea.token, "tools/call", { name: TOOL.bmadMap, arguments: { project: name } }, "?toolsets=default,views")).text();
+    const map = (JSON.parse(body.replace(/^event: message\ndata: /, "")) as { result: { structuredContent: { phases: Array<{ artifacts: Array<{ path: string; updated_at: string }> }> } } }).result.structuredContent;
+    const minutes = new Set(map.phases.flatMap((p) => p.artifacts).map((a) => a.updated_at.slice(0, 16)));
+    expect(await status()).toContain(minutes.size === 1 ? "\n- Next: " : "was last written");
+    if (minutes.size === 1) expect(await status()).not.toContain("was last written");
+  });
+
   it("names the architecture where a final PRD and epics.md have none, and says a member's deletions beside the documents left (reviews 315, 316)", async () => {
     const { bea, cy, name, as, status } = await sharedGap("gap");
     await bea.files({ action: "write", project: name, path: `${planning}/prd.md`, content: "---\nstatus: final\n---\n# PRD\n" });

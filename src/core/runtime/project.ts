@@ -9,7 +9,7 @@ import type { FileChange, FsEntryKind, RuntimeFs, TextEdit } from "./fs.js";
 import type { GitRunner, OriginalRun } from "./context.js";
 import type { ByOthers } from "../workspace/line-authors.js";
 import type { ChangedSince } from "../workspace/changed-since.js";
-import type { DeletedFile, ReadOnlyAccess } from "../workspace/store.js";
+import type { DeletedFile, ReadOnlyAccess, WorkspaceFiles } from "../workspace/store.js";
 import { stripChars } from "./py-str.js";
 import { PyError } from "./py-json.js";
 
@@ -44,6 +44,9 @@ export interface ProjectRuntime {
   readonly fs: RuntimeFs;
   /** Where `{project-root}` says to get somewhere to write files, when the project is not writable. */
   readonly label: string;
+  /** The project's files as bmad-files keeps them: when each last changed, by whom, and its earlier versions (what
+   *  says a later step's document predates an earlier one's change: stale-steps.ts). */
+  readonly store?: Pick<WorkspaceFiles, "peek" | "history">;
   /** A workspace's: the server's /mcp URL, which `bmad-mcp pull --remote` takes to bring it to the user's clone. */
   readonly pullFrom?: string;
   /** Files read for a render or a run that hold lines someone other than the caller wrote (project path -> whose

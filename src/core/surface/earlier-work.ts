@@ -20,6 +20,8 @@ import { DELETED_LATELY_DAYS } from "../workspace/limits.js";
 import { BLOCK_HEADING } from "./runtime-block.js";
 import { parseBoundedYaml } from "../yaml.js";
 import { isMemlogPath, MEMLOG_FILE } from "../runtime/memlog-text.js";
+import { plannedSteps } from "./project-state.js";
+import { staleDocuments, staleLines } from "./stale-steps.js";
 
 /** The merged catalog bmad-help reads (`_bmad/_config/bmad-help.csv` installed; the compiler adds one where a tree has none). */
 export const HELP_CATALOG = "_config/bmad-help.csv";
@@ -250,7 +252,9 @@ async function workIn(reader: BundleReader, runtime: ProjectRuntime, locations: 
   const { line, documents: work } = await namedDocuments(runtime, found, roots);
   // (The paths say the folders.)
   const deleted = gone ? `\n- Deleted ${gone}` : "";
-  return { watched: true, line: `- This project already has ${line}.${deleted}`, documents: work };
+  // A step built on an earlier one's document that changed since (review 377).
+  const stale = await staleLines(runtime, await staleDocuments(runtime, await plannedSteps(reader, work)));
+  return { watched: true, line: `- This project already has ${line}.${deleted}${stale.map((l) => `\n${l}`).join("")}`, documents: work };
 }
 
 /** Who else wrote a document's lines and changed it since the caller's own last version (a removal names no line),

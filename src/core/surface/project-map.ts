@@ -12,6 +12,7 @@ import { asOneLine, showName } from "../lines.js";
 import { helpRowsLeftOut } from "../workspace/installer-manifests.js";
 import { isMemlogPath } from "../runtime/memlog-text.js";
 import { sprintPlanPath } from "./sprint-board.js";
+import { staleDocuments } from "./stale-steps.js";
 import { nextStep, othersWrote, plannedSteps, settles, sprintStands, stepFiles, stepWord } from "./project-state.js";
 
 /** Documents read for their status, at most; memlogs read, at most; entries shown of each. */
@@ -42,6 +43,9 @@ export interface ProjectMap {
   /** The project's sprint-status.yaml, and whether its every story, epic and retrospective is done, as
    *  `sprint_plan.py status` says (undefined: the script refuses the file). */
   sprint?: { path: string; all_done?: boolean };
+  /** Steps' documents last written before an earlier step's document (`after`) last changed (stale-steps.ts): `skill`'s
+   *  output may no longer follow it. */
+  stale?: Array<{ path: string; after: string; skill: string }>;
   /** Documents beyond MAX_DOCS, not shown. */
   more: number;
   /** Rows of bmad-help.csv left out (past the rows a catalog gives): its phases and "next" may miss workflows. */
@@ -71,6 +75,7 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   const work = [...docs.map((d) => readAs.get(d.path) ?? { path: d.path }), ...unfinishedRuns(memlogPaths.map((m) => m.path), docs.map((d) => d.path)).map((path) => ({ path, memlog: true as const }))];
   const steps = await plannedSteps(reader, work);
   const settled = new Set(steps.filter((s) => s.settled.length).map((s) => s.skill));
+  const stale = (await staleDocuments(runtime, steps)).map((s) => ({ path: s.path, after: s.after.path, skill: s.skill }));
   // Where a sprint is planned, Next is get_workflow_status's with it, then what the sprint says (review 339: the map
   // said bmad-build of a sprint all done).
   const plan = await sprintPlanPath(reader, runtime);
@@ -106,7 +111,7 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   const row = bySprint ? rows.find((r) => r.skill === bySprint.skill) : undefined;
   const next = step ? { skill: step.skill, title: step.title, phase: step.phase, ...(resume ? { resume } : {}) } : bySprint ? { skill: bySprint.skill, title: row?.title || bySprint.skill, phase: row?.phase ?? ANYTIME, sprint: { ...(bySprint.story ? { story: showName(bySprint.story) } : {}), reason: bySprint.reason } } : undefined;
   const planned = sprint === undefined ? undefined : { path: sprint, ...(stands ? { all_done: !stands.next } : {}) };
-  return { project: files.project, phases, other, memlogs, ...(next ? { next } : {}), ...(planned ? { sprint: planned } : {}), more: Math.max(0, docs.length - MAX_DOCS), ...(leftOut ? { catalog_rows_left_out: leftOut } : {}) };
+  return { project: files.project, phases, other, memlogs, ...(next ? { next } : {}), ...(planned ? { sprint: planned } : {}), ...(stale.length ? { stale } : {}), more: Math.max(0, docs.length - MAX_DOCS), ...(leftOut ? { catalog_rows_left_out: leftOut } : {}) };
 }
 
 /** Up to `max` of `items`, one of each group in turn, in the items' order. */
@@ -188,6 +193,7 @@ export function mapText(map: ProjectMap, name = map.project, show = (at: string)
   // A cut catalog may have left out the next workflow, and every phase (review 189: 2,000 planted rows).
   const cut = map.catalog_rows_left_out;
   if (cut) lines.push(`(${helpRowsLeftOut(cut, "bmad-help.csv")})`);
+  for (const s of map.stale ?? []) lines.push(`${showName(s.after)} changed after ${showName(s.path)} was last written: check that ${s.skill}'s output still follows it.`);
   const next = map.next;
   // Said as get_workflow_status says it: a begun step not settled is resumed.
   const resume = next?.resume ? `: ${showName(next.resume.path)}${next.resume.status ? ` [${next.resume.status}]` : ""}${next.resume.by ? `, ${othersWrote(next.resume.by)},` : ""} is not settled` : "";

@@ -63,6 +63,7 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
       root,
       fsRoot,
       label: root,
+      store: files,
       stamp,
       ...(pullFrom ? { pullFrom } : {}),
       // Filled further as the run reads (a live map): what a script read, however its command line named it.
