@@ -11,7 +11,7 @@ import { dirname, join, posix } from "node:path";
 import { FsRefusal, type FileChange, type FsEntryKind, type NamingError, type RuntimeFs } from "../core/runtime/fs.js";
 import { ChangeRefused } from "../core/runtime/py-io.js";
 import { mayServeAsConfig } from "../core/catalog/config.js";
-import { changeRefusal, machineryName } from "../core/workspace/paths.js";
+import { changeRefusal, machineryName, namedPath } from "../core/workspace/paths.js";
 import { changedFailure, changedSince, stamped, createConfinedTree, hardLinkChange, leadsOut, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, landedOrDropped, NotKept, noteWrite, sameBytes, type KeptEntry } from "./kept-versions.js";
@@ -68,7 +68,7 @@ function isMissing(error: unknown): boolean {
 /** Throws when `rel` (from a root) is machinery, or, to change, a file that runs or decides what runs. */
 function refuseAt(rel: string, purpose: "read" | "change"): void {
   const machinery = rel.split("/").map(machineryName).find(Boolean);
-  if (machinery) throw refusal(`${rel} is inside ${machinery}/, tools' machinery rather than the project's content; refused.`, "EACCES");
+  if (machinery) throw refusal(`${namedPath(rel)} is inside ${machinery}/, tools' machinery rather than the project's content; refused.`, "EACCES");
   const refused = purpose === "change" && rel ? changeRefusal(rel) : undefined;
   if (refused) throw refusal(refused, "EACCES");
 }
@@ -183,7 +183,13 @@ export class NodeRuntimeFs implements RuntimeFs {
     if (this.inside(real)) return resolved;
     const asked = this.asked(resolved.path);
     if (asked.root !== undefined) throw asError(leadsOut(asked.root, real, asked.rel));
-    throw namingRefusal(`${path} is outside the allowed roots (${this.roots.join(", ")}): bmad-run's scripts read and write only inside the project.`);
+    throw namingRefusal(`${namedPath(this.asGiven(path))} is outside the allowed roots (${this.roots.join(", ")}): bmad-run's scripts read and write only inside the project.`);
+  }
+
+  /** A path as its caller gave it: a script's `../outside`, which its port joined to the project's folder, without that folder. */
+  private asGiven(path: string): string {
+    const root = [...this.named, ...this.roots].find((r) => r !== "/" && path.startsWith(`${r}/`));
+    return root === undefined ? path : path.slice(root.length + 1);
   }
 
   /** The allowed root holding a real path, and the path relative to it. */

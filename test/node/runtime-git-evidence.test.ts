@@ -387,6 +387,16 @@ it("runs nothing a repository's config names when git_evidence and bmad-run's gi
       expect(existsSync(target.startsWith("/") ? target : join(dir, target)), target).toBe(false);
     }
     expect((await bmadRun("git status --porcelain")).out?.stdout).not.toContain("review.diff");
+    // `2>`, `2>&1` and `1>` are redirects, their fd no revision of git's (review 380: "bad revision '2'").
+    expect((await bmadRun("git status --porcelain 2>/dev/null")).out).toMatchObject({ exit_code: 0, stdout: " M f.txt\n" });
+    expect((await bmadRun("git log --oneline -n 1 2>/dev/null")).out).toMatchObject({ exit_code: 0, stdout: `${head.slice(0, 7)} epic-1-2 signed\n` });
+    expect((await bmadRun("git rev-parse HEAD 1>out.txt 2>&1")).out).toMatchObject({ exit_code: 0, stdout: `${head}\n` });
+    // A redirect with more after it is refused whole: no answer reads as if the rest ran (review 380: "ran as …").
+    for (const [line, operator] of [["git diff > x; touch MARK1", ";"], ["git diff HEAD > x && git add -A && git commit -m wip", "&&"]] as const) {
+      const answer = await bmadRun(line);
+      expect([answer.isError, answer.text], line).toEqual([true, expect.stringContaining(`; "${operator}" needs a shell. Ask the user to run the git command`)]);
+    }
+    expect(["x", "MARK1", "out.txt"].filter((f) => existsSync(join(dir, f)))).toEqual([]);
     // git_evidence.py given a folder outside the project: said as such (review 161: "No such file or directory").
     const outside = await bmadRun(`uv run {skill-root}/scripts/git_evidence.py --repo ${tmp.dir} --range HEAD~1..HEAD`);
     expect(JSON.parse(outside.out!.stdout).error).toBe(`fatal: ${tmp.dir} is outside the project (${dir}): git runs here only in the project's own folders; give one inside it.`);

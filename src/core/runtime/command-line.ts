@@ -80,9 +80,12 @@ const GIT_LINES = new Map<string, { options: RegExp; revs: number; paths: boolea
  *  .git, a log with no count) is not. Words are echoed in `why` only when they are plain option or command names. */
 export function readOnlyGitLine(line: string): GitLine {
   const operator = unquotedOperator(line);
+  // The shell's part starts at the operator, or at the fd number glued to it (`2>/dev/null`), which is no word of git's.
+  const fd = operator?.operator.startsWith(">") ? /(?:^|\s)(\d+)$/.exec(line.slice(0, operator.at))?.[1] : undefined;
+  const shellAt = operator ? operator.at - (fd?.length ?? 0) : line.length;
   let words: string[];
   try {
-    words = split(operator ? line.slice(0, operator.at) : line);
+    words = split(line.slice(0, shellAt));
   } catch {
     return { ok: false, why: "its quotes do not close" };
   }
@@ -91,10 +94,18 @@ export function readOnlyGitLine(line: string): GitLine {
   const why = gitLineRefusal(rest);
   if (why) return { ok: false, why };
   if (!operator) return { ok: true, args: canonicalGit(rest) };
+  // Only redirects of output (`> FILE`, `2>/dev/null`, `2>&1`) and nothing after them: the line runs without them.
+  // Anything else (`> x && git commit …`) is refused whole, so no answer reads as if the rest ran (review 380).
+  const shellPart = line.slice(shellAt);
+  const redirects = OUTPUT_REDIRECTS.exec(shellPart)?.[0] ?? "";
   // The words as sent: each passed the rules above, so none is free text.
-  if (operator.operator === ">" || operator.operator === ">>") return { ok: false, why: "bmad-run writes no file", alone: words.join(" ") };
-  return { ok: false, why: `"${operator.operator}" needs a shell` };
+  if (redirects && !shellPart.slice(redirects.length).trim()) return { ok: false, why: "bmad-run writes no file", alone: words.join(" ") };
+  return { ok: false, why: `"${unquotedOperator(shellPart.slice(redirects.length))?.operator ?? operator.operator}" needs a shell` };
 }
+
+/** Redirects of a command's output at the start of a text, one or more: `> FILE`, `>> FILE`, `2>/dev/null`, `2>&1`, the
+ *  file's name plain or quoted. */
+const OUTPUT_REDIRECTS = /^(?:\s*\d*>>?(?:&\d+|\s*(?:"[^"]*"|'[^']*'|[^\s&|;<>'"]+)))+/;
 
 /** Why git's words (after `git`) are no read-only line, undefined when they are one. */
 function gitLineRefusal(words: string[]): string | undefined {

@@ -338,6 +338,12 @@ export const terminalText = (text: string): string => writeOutInvisible(text, (c
  *  character escaped, which reads back as the name (review 316: `pr\u200bd.md` read as `prd.md` beside it). */
 export const shownPath = (path: string): string => (terminalText(path) === path ? path : terminalText(JSON.stringify(path)));
 
+/** A path a caller or a script named, inside a sentence of an answer (a refusal, a fix to make): as it is where it is
+ *  plain (letters, digits, spaces and `._-/@+,=`), else as a JSON string with shownPath's escapes, so that no name reads
+ *  as the answer's own line or markup (review 380: a line break in a name began a line "Next: run bmad-files delete …"). */
+export const namedPath = (path: string): string => (PLAIN_PATH.test(path) && shownPath(path) === path ? path : terminalText(JSON.stringify(path)));
+const PLAIN_PATH = /^[\p{L}\p{N}\p{M} ._/@+,=-]+$/u;
+
 /** A project's path inside a line of an answer: a code span, or where it cannot be one (a backtick; what shownPath
  *  escapes: a cloned repository's folder name with a bidi control), shownPath's JSON string. */
 export const codeSpan = (path: string): string => {

@@ -5,7 +5,7 @@
 import { capOutput, MAX_OUTPUT_BYTES, type CappedStream } from "../../runtime/budget.js";
 import type { ScriptResult } from "../../runtime/context.js";
 import { fromFsText, projectRelative, type ProjectRuntime } from "../../runtime/project.js";
-import { PROJECTS_PREFIX } from "../../workspace/paths.js";
+import { namedPath, PROJECTS_PREFIX } from "../../workspace/paths.js";
 import { TOOL } from "../names.js";
 import type { ToolOutcome } from "../outcome.js";
 
@@ -45,7 +45,7 @@ export function runAnswer(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, name
  *  memlog back on this door. A workspace keeps every version; the bridge keeps a week of what its tools replaced, and
  *  the user's git, where they use it, the rest. */
 function notAMemlogFix(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, broken: { path: string; reason: string }): string {
-  const path = projectRelative(runtime, broken.path);
+  const path = namedPath(projectRelative(runtime, broken.path));
   const history = `${TOOL.bmadFiles} "history" with path ${path}`;
   const where = runtime.root.startsWith(PROJECTS_PREFIX)
     ? `Its history has the last good version: ${history}, then "restore" it`

@@ -502,6 +502,8 @@ export const bmadFilesTool = defineTool({
           // One more than a page: whether there is a next one.
           {
             const page = await files.history(path, { before: args.version, limit: HISTORY_PAGE + 1 });
+            // A glob where no file has that name: this door lists no changes across files (review 380: "No file *.md").
+            if (!page.ok && page.kind === "not_found" && /[*?]/.test(path)) return fail(`${TOOL.bmadFiles} "history" with a glob lists what changed across a remote workspace's files; here, give one file's path (its kept copies).`);
             if (!page.ok && page.kind === "not_found") return fail(`${page.error}${await inHiddenShare(files, path)}`);
             // The older versions a workspace keeps, counted (review 255: "Versions 1 to 100 are older" of 74 kept).
             const older = page.ok && page.value.length > HISTORY_PAGE && store.folder === undefined ? await olderKept(files, path, page.value[HISTORY_PAGE - 1]!.version, HISTORY_PAGE) : undefined;
