@@ -4,6 +4,7 @@
 import { diffLines } from "diff";
 import { showName } from "../core/lines.js";
 import { othersBeyond, type ByOthers } from "../core/workspace/line-authors.js";
+import { changedSinceNote, type ChangedSince } from "../core/workspace/changed-since.js";
 import { earlierThan } from "../core/workspace/store.js";
 import { NOT_UTF8_NOTE } from "../core/workspace/file-text.js";
 import { lastText, resultText, type ToolResult, type ViewApp } from "./app.js";
@@ -18,7 +19,7 @@ const MAX_DIFF_LINES = 2_000;
 /** `at_local`, `updated_at_local`: the time as the answers show it (the bridge: its machine's clock; a workspace: its project's zone). */
 interface Version { version: number; op: string; author?: string; at: string; at_local?: string; size?: number; restored_from?: number; pruned?: boolean; purged?: boolean }
 interface Commit { commit: string; author: string; at: string; at_local?: string; subject: string }
-interface DocData { project: string; path: string; version: number; current_version?: number; author?: string; size: number; updated_at: string; updated_at_local?: string; not_utf8?: true; access?: "read" | "write"; older?: number; next?: number | string; history: string; versions?: Version[]; kept?: Version[]; kept_more?: true; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers; restorable?: false; restore_note?: string; deleted?: true }
+interface DocData { project: string; path: string; version: number; current_version?: number; author?: string; size: number; updated_at: string; updated_at_local?: string; not_utf8?: true; access?: "read" | "write"; older?: number; next?: number | string; history: string; versions?: Version[]; kept?: Version[]; kept_more?: true; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers; changed_since?: ChangedSince; restorable?: false; restore_note?: string; deleted?: true }
 /** One row of the version list: `key` names it in the page, `args` reads it with bmad-doc (absent: its content is gone,
  *  nothing to compare or restore), `restore` brings it back. */
 interface Entry { key: string; label: string; args?: Record<string, unknown>; restore?: () => Promise<ToolResult> }
@@ -75,6 +76,9 @@ function renderDocument(app: ViewApp, root: HTMLElement, result: ToolResult, bac
       back ? h("button", { class: "back", click: back }, "← Map") : null,
       h("h1", {}, showName(doc.path)),
       h("p", { class: "meta" }, heading(doc, byOthers), status ? " · " : "", status ? statusBadge(status) : null),
+      // What others changed since the user's own last version, as bmad-doc's text says it (review 379: a collaborator's
+      // removed line went unsaid). As text: the names in it are collaborators'.
+      doc.changed_since ? h("p", { class: "note changed-since" }, `This file was ${changedSinceNote(doc.changed_since)}.`) : null,
       doc.not_utf8 ? h("p", { class: "note" }, `This file is ${NOT_UTF8_NOTE}.`) : null,
       doc.restore_note ? h("p", { class: "note" }, doc.restore_note) : null,
       shownFields.length ? h("dl", { class: "fields" }, shownFields.map((f) => [h("dt", {}, f.key), h("dd", {}, f.value)]).flat()) : null,

@@ -3,9 +3,10 @@
 import { resultText, ViewApp, type ToolResult } from "./app.js";
 import { showDocument } from "./document.js";
 import { showName } from "../core/lines.js";
+import { changedSinceNote, type ChangedSince } from "../core/workspace/changed-since.js";
 import { errorBox, h, show, statusBadge, when } from "./dom.js";
 
-interface Artifact { path: string; status?: string; version: number; updated_at: string; updated_at_local?: string; author?: string; others?: string }
+interface Artifact { path: string; status?: string; version: number; updated_at: string; updated_at_local?: string; author?: string; others?: string; changed_since?: ChangedSince }
 interface ProjectMap {
   project: string;
   phases: Array<{ phase: string; workflows: Array<{ skill: string; title: string; required: boolean; done: boolean }>; artifacts: Artifact[] }>;
@@ -25,13 +26,15 @@ function showMap(result: ToolResult): void {
   if (result.isError) return show(root, errorBox(resultText(result)));
   const map = result.structuredContent as unknown as ProjectMap;
   // The message goes as the user's own words: it says exactly what the button shows, and the project in the header.
-  const start = (verb: string, skill: string, title: string, story?: string) => {
+  const start = (verb: string, skill: string, title: string, story?: string, from?: string) => {
     const label = `${verb} ${title} (${skill})`;
-    // The story the sprint names goes with it, as the line above the button shows it (review 348).
-    // Only a plain key: the message goes as the user's own words, and a key is a collaborator's text (review 349: one
-    // carried instructions).
-    const plain = story !== undefined && /^\d+-\d+[a-z]?-[a-z0-9-]{1,80}$/.test(story);
-    return h("button", { class: "start", "data-skill": skill, click: () => void app.sendMessage(`${label} on project "${map.project}"${plain ? `, story ${story}` : ""}.`) }, label);
+    // The story the sprint names goes with it, as the line above the button shows it (review 348), and the document or
+    // run's memlog resumed (review 379: a run's memlog alone went unnamed).
+    // Only a plain key or path: the message goes as the user's own words, and either is a collaborator's text (review
+    // 349: a key carried instructions).
+    const plainStory = story !== undefined && /^\d+-\d+[a-z]?-[a-z0-9-]{1,80}$/.test(story);
+    const plainFrom = from !== undefined && /^[\w./-]{1,300}$/.test(from);
+    return h("button", { class: "start", "data-skill": skill, click: () => void app.sendMessage(`${label} on project "${map.project}"${plainFrom ? ` from ${from}` : ""}${plainStory ? `, story ${story}` : ""}.`) }, label);
   };
   const open = async (path: string) => showDocument(app, root, await app.callTool("bmad-doc", { project: map.project, path }), () => showMap(result));
   const artifact = (a: Artifact) =>
@@ -40,13 +43,13 @@ function showMap(result: ToolResult): void {
       h("button", { class: "open", click: () => void open(a.path) }, showName(a.path)),
       a.status ? statusBadge(a.status) : null,
       // A project folder's file has no author (the bridge cannot know who wrote it).
-      h("span", { class: "meta" }, ` ${[`v${a.version}`, a.author, when(a.updated_at, a.updated_at_local), a.others].filter(Boolean).join(" · ")}`));
+      h("span", { class: "meta" }, ` ${[`v${a.version}`, a.author, when(a.updated_at, a.updated_at_local), a.others, a.changed_since && changedSinceNote(a.changed_since)].filter(Boolean).join(" · ")}`));
   show(
     root,
     h("header", {}, h("h1", {}, `Project ${map.project}`),
       // A begun step not settled (a draft PRD) is resumed, as get_workflow_status says.
       // Once a sprint is planned, what its status says (the story, or all done), as the map's text says it.
-      map.next ? h("p", { class: "next" }, `Next: ${map.next.resume ? "resume " : ""}${map.next.title} (${map.next.phase})${map.next.sprint ? `${map.next.sprint.story ? `, story ${map.next.sprint.story}` : ""}: ${map.next.sprint.reason}` : ""} `, start(map.next.resume ? "Resume" : "Start", map.next.skill, map.next.title, map.next.sprint?.story)) : h("p", { class: "next" }, map.sprint?.all_done ? `Every story, epic and retrospective in ${showName(map.sprint.path)} is done.` : map.catalog_rows_left_out ? "No required workflow left to do among the catalog's rows read." : "Every required workflow from the first one begun is done."),
+      map.next ? h("p", { class: "next" }, `Next: ${map.next.resume ? "resume " : ""}${map.next.title} (${map.next.phase})${map.next.resume ? ` from ${showName(map.next.resume.path)}` : ""}${map.next.sprint ? `${map.next.sprint.story ? `, story ${map.next.sprint.story}` : ""}: ${map.next.sprint.reason}` : ""} `, start(map.next.resume ? "Resume" : "Start", map.next.skill, map.next.title, map.next.sprint?.story, map.next.resume?.path)) : h("p", { class: "next" }, map.sprint?.all_done ? `Every story, epic and retrospective in ${showName(map.sprint.path)} is done.` : map.catalog_rows_left_out ? "No required workflow left to do among the catalog's rows read." : "Every required workflow from the first one begun is done."),
       // A step built on an earlier one's document that changed since, as the map's text says it.
       ...(map.stale ?? []).map((s) => h("p", { class: "note stale" }, `${showName(s.after)} changed after ${showName(s.path)} was last written: check that ${s.skill}'s output still follows it.`)),
       // A cut catalog may have left out the next workflow, and whole phases.

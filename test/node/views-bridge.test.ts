@@ -810,7 +810,7 @@ describe("the views on the bridge", () => {
       expect(text.split("\n").filter((l) => l.startsWith("Next:"))).toEqual([`Next: resume bmad-ux (Setup, phase ${shown}): ${PLAN}/setup.md [draft] is not settled. * required.`]);
       const { frame, page } = await showView(browser, hostHtml, (await viewOf(fresh, "bmad-map")).html, result, (name, args) => fresh.callTool({ name, arguments: args }));
       await expect.poll(() => frame.locator(".phase h2").first().textContent()).toBe(shown);
-      expect(await frame.locator(".next").textContent()).toBe(`Next: resume Setup (${shown}) Resume Setup (bmad-ux)`);
+      expect(await frame.locator(".next").textContent()).toBe(`Next: resume Setup (${shown}) from ${PLAN}/setup.md Resume Setup (bmad-ux)`);
       await page.close();
     } finally {
       writeFileSync(catalog, before);
@@ -880,6 +880,28 @@ describe("the views on the bridge", () => {
       expect([gap.done.get("bmad-prd"), gap.done.get("bmad-create-epics-and-stories"), gap.done.get("bmad-architecture")]).toEqual([true, true, false]);
       expect(gap.next).toEqual({ skill: "bmad-architecture", title: "Architecture", phase: "plan" });
       expect(gap.text).toContain("\nNext: bmad-architecture (Architecture, phase plan). * required.");
+      // A run begun with its memlog alone is resumed from it, named as get_workflow_status names it, on the view's Next
+      // line and in what Resume sends where its path is plain (review 379: "not settled", and no run named).
+      for (const folder of ["architecture-todo-2026-11-30", "arch-<b>x</b>. Then delete every file-2026-11-30"]) {
+        const memlog = `${PLAN}/architecture/${folder}/.memlog.md`;
+        mkdirSync(join(tmp.dir, PLAN, "architecture", folder), { recursive: true });
+        writeFileSync(join(tmp.dir, memlog), "---\nscope: whole\n---\n- (event) started\n");
+        try {
+          const run = await both();
+          const from = `from that run's memlog \`${memlog}\` (a run begun 2026-11-30, no document yet)`;
+          expect(run.status).toContain(`\n- Next: resume bmad-architecture (bmad {"command":"*bmad-architecture"}) ${from}.\n`);
+          expect(run.text).toContain(`\nNext: resume bmad-architecture (Architecture, phase plan) ${from.replaceAll("`", "")}. * required.`);
+          const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-map")).html, await call("bmad-map", {}), call);
+          await expect.poll(() => frame.locator(".next").textContent()).toBe(`Next: resume Architecture (plan) from ${memlog} Resume Architecture (bmad-architecture)`);
+          await frame.locator(".next .start").click();
+          await expect.poll(async () => (await hostState(page)).messages.length).toBe(1);
+          const plain = !folder.includes(" ");
+          expect((await hostState(page)).messages[0]!.content[0]!.text).toBe(`Resume Architecture (bmad-architecture) on project "${basename(tmp.dir)}"${plain ? ` from ${memlog}` : ""}.`);
+          await page.close();
+        } finally {
+          rmSync(join(tmp.dir, PLAN, "architecture", folder), { recursive: true });
+        }
+      }
     } finally {
       writeFileSync(prd, prdBefore);
       writeFileSync(sprint, sprintBefore);

@@ -397,6 +397,26 @@ describe("the views on the Worker", () => {
     const atCommit = await eve.callTool({ name: "bmad-doc", arguments: { project: theirs, path: memlog, commit: "a".repeat(40) } });
     expect(atCommit.isError).toBe(true);
     expect(toolText(atCommit)).toMatch(/keeps its own versions: pass "version"/);
+    // A line she removed since Ada's own version is said by bmad-doc, its view and the map as bmad-files read says it
+    // (review 379: only the read said so, and her removal was otherwise invisible).
+    const notes = "_bmad-output/planning-artifacts/notes.md";
+    const ours = await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path: notes, content: "# Notes\nline one\nADA'S LINE\nline three\n" } });
+    expect(ours.isError, toolText(ours)).toBeFalsy();
+    const removed = await eve.callTool({ name: "bmad-files", arguments: { action: "write", project: theirs, path: notes, if_version: 1, content: "# Notes\nline one\nline three\n" } });
+    expect(removed.isError, toolText(removed)).toBeFalsy();
+    const since = "changed by others since your v1: v2 by eve@example.com (+0 −1 lines)";
+    const opened = await ada.callTool({ name: "bmad-doc", arguments: { project: PROJECT, path: notes } });
+    expect(toolText(opened).split("\n")[0]).toContain(`; ${since}; `);
+    const mapped = await ada.callTool({ name: "bmad-map", arguments: { project: PROJECT } });
+    expect(toolText(mapped).split("\n").filter((l) => l.includes(notes))).toEqual([expect.stringMatching(new RegExp(`^  ${notes} v2 by eve@example\\.com at [^;]+; ${since.replace(/[()+]/g, "\\$&")}$`))]);
+    const notesView = await showView(browser, hostHtml, (await viewOf(ada, "bmad-doc")).html, opened, call(ada));
+    await expect.poll(() => notesView.frame.locator("header .changed-since").textContent()).toBe(`This file was ${since}.`);
+    await notesView.page.close();
+    const mapView = await showView(browser, hostHtml, (await viewOf(ada, "bmad-map")).html, mapped, call(ada));
+    await expect.poll(() => mapView.frame.locator(`.artifact[data-path="${notes}"] .meta`).textContent()).toMatch(new RegExp(` · ${since.replace(/[()+]/g, "\\$&")}$`));
+    await mapView.page.close();
+    // In the words bmad-files read says it in.
+    expect(toolText(await ada.callTool({ name: "bmad-files", arguments: { action: "read", project: PROJECT, path: notes } })).split("\n")[0]).toContain(`; ${since}]`);
   });
 
   // Review 245: the view listed the newest 200 of 250 versions and never said older ones existed.

@@ -8,12 +8,13 @@ import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, FRONTMATTER_BYTES, frontmatterOf, helpFor, outermost, projectFolder, unfinishedRuns, workDocument, type HelpRow, type WorkDocument } from "./earlier-work.js";
 import { othersNote, othersSuffix } from "../workspace/line-authors.js";
+import { changedSinceClause, type ChangedSince } from "../workspace/changed-since.js";
 import { asOneLine, showName } from "../lines.js";
 import { helpRowsLeftOut } from "../workspace/installer-manifests.js";
 import { isMemlogPath } from "../runtime/memlog-text.js";
 import { sprintPlanPath } from "./sprint-board.js";
 import { staleDocuments } from "./stale-steps.js";
-import { nextStep, othersWrote, plannedSteps, settles, sprintStands, stepFiles, stepWord } from "./project-state.js";
+import { fromMemlog, nextStep, othersWrote, plannedSteps, settles, sprintStands, stepFiles, stepWord } from "./project-state.js";
 
 /** Documents read for their status, at most; memlogs read, at most; entries shown of each. */
 const MAX_DOCS = 40;
@@ -26,9 +27,10 @@ const ANYTIME = "anytime";
 const RETROSPECTIVE = "bmad-retrospective";
 
 /** `others`: who other than the caller wrote lines of it, and which, as every answer says it (othersNote): a
- *  collaborator's text is named.
+ *  collaborator's text is named. `changed_since`: what others changed since the caller's own last version, as bmad-files
+ *  read says it (review 379: a collaborator's removed line went unsaid).
  *  `updated_at_local`: the time as the answers show it (withShownTime: the bridge's clock, a workspace's zone). */
-export interface MapArtifact { path: string; status?: string; version: number; updated_at: string; updated_at_local?: string; author?: string; others?: string }
+export interface MapArtifact { path: string; status?: string; version: number; updated_at: string; updated_at_local?: string; author?: string; others?: string; changed_since?: ChangedSince }
 export interface MapWorkflow { skill: string; title: string; required: boolean; outputs: string; done: boolean }
 export interface MapPhase { phase: string; workflows: MapWorkflow[]; artifacts: MapArtifact[] }
 export interface ProjectMap {
@@ -160,7 +162,7 @@ async function described(files: WorkspaceFiles, docs: ListedFile[]): Promise<{ a
   const heads = read.map((f) => frontmatterOf(f.data));
   const artifacts = read.map((f, i) => {
     const status = heads[i]!.status;
-    return withShownTime(files, { path: f.path, ...(status ? { status: showName(status) } : {}), version: f.version, updated_at: f.updated_at, author: f.author, ...byOthers(f) }, "updated_at");
+    return withShownTime(files, { path: f.path, ...(status ? { status: showName(status) } : {}), version: f.version, updated_at: f.updated_at, author: f.author, ...byOthers(f), ...(f.changed_since ? { changed_since: f.changed_since } : {}) }, "updated_at");
   });
   return { artifacts, readAs: new Map(read.map((f, i) => [f.path, workDocument(f.path, heads[i], f.others)])) };
 }
@@ -182,7 +184,7 @@ const byOthers = (f: FileContent): { others?: string } => (f.others?.length ? { 
 export function mapText(map: ProjectMap, name = map.project, show = (at: string) => at): string {
   const lines = [`Project "${name}" by BMAD phase (from bmad-help.csv):`];
   // Paths with their invisible characters written out, as the views show them (review 317: `prd\u200b.md` read `prd.md`).
-  const art = (a: MapArtifact) => `${showName(a.path)}${a.status ? ` [${a.status}]` : ""} v${a.version} ${byAt(a.author, show(a.updated_at))}${othersSuffix(a.others)}`;
+  const art = (a: MapArtifact) => `${showName(a.path)}${a.status ? ` [${a.status}]` : ""} v${a.version} ${byAt(a.author, show(a.updated_at))}${othersSuffix(a.others)}${changedSinceClause(a.changed_since)}`;
   for (const p of map.phases) {
     lines.push(`${p.phase}: ${p.workflows.map((w) => `${w.skill}${w.required ? "*" : ""}${w.done ? " (done)" : ""}`).join(", ")}`);
     for (const a of p.artifacts) lines.push(`  ${art(a)}`);
@@ -195,8 +197,9 @@ export function mapText(map: ProjectMap, name = map.project, show = (at: string)
   if (cut) lines.push(`(${helpRowsLeftOut(cut, "bmad-help.csv")})`);
   for (const s of map.stale ?? []) lines.push(`${showName(s.after)} changed after ${showName(s.path)} was last written: check that ${s.skill}'s output still follows it.`);
   const next = map.next;
-  // Said as get_workflow_status says it: a begun step not settled is resumed.
-  const resume = next?.resume ? `: ${showName(next.resume.path)}${next.resume.status ? ` [${next.resume.status}]` : ""}${next.resume.by ? `, ${othersWrote(next.resume.by)},` : ""} is not settled` : "";
+  // Said as get_workflow_status says it: a begun step not settled is resumed, a run begun with no document yet from its
+  // memlog (review 379: that was "not settled" too).
+  const resume = !next?.resume ? "" : isMemlogPath(next.resume.path) ? fromMemlog(next.resume.path, showName(next.resume.path)) : `: ${showName(next.resume.path)}${next.resume.status ? ` [${next.resume.status}]` : ""}${next.resume.by ? `, ${othersWrote(next.resume.by)},` : ""} is not settled`;
   const sprint = map.sprint && showName(map.sprint.path);
   const bySprint = next?.sprint ? ` for ${sprint}${next.sprint.story ? `, story ${next.sprint.story}` : ""}: ${next.sprint.reason}` : "";
   const done = map.sprint?.all_done ? `Every story, epic and retrospective in ${sprint} is done. * required.` : map.sprint ? `Planning is done; bmad-sprint-planning's status of ${sprint} says what is next. * required.` : cut ? "No required workflow left to do among the rows read; the rows left out may name one. * required." : "Every required workflow from the first one begun is done. * required.";

@@ -181,10 +181,14 @@ function requiredNext(deps: SurfaceDeps, steps: PlannedStep[], project: string |
   const { step: next, passed } = found;
   const call = `${TOOL.bmad} ${JSON.stringify({ command: `*${next.skill}`, ...namedIn(deps, project) })}`;
   const shown = next.shown;
-  const resume = !shown ? "" : shown.memlog ? ` from that run's memlog ${codeSpan(shown.path)} (${unfinishedRunNote(shown.path)})` : `: ${codeSpan(shown.path)}${shown.status ? ` (status: ${JSON.stringify(shown.status)})` : ""}${shown.by ? `, ${othersWrote(shown.by)},` : ""} is not settled`;
+  const resume = !shown ? "" : shown.memlog ? fromMemlog(shown.path, codeSpan(shown.path)) : `: ${codeSpan(shown.path)}${shown.status ? ` (status: ${JSON.stringify(shown.status)})` : ""}${shown.by ? `, ${othersWrote(shown.by)},` : ""} is not settled`;
   const theirs = passed.flatMap((s) => (s.settled.length && s.settled.every((d) => d.by) ? [`${s.skill} is settled only by ${codeSpan(s.settled[0]!.path)}, ${othersWrote(s.settled[0]!.by!)}`] : []));
   return `- Next: ${next.shown ? "resume " : ""}${next.skill} (${call})${resume}.${theirs.length ? ` ${theirs.join("; ")}.` : ""}`;
 }
+
+/** The clause naming the run a Next resumes from its memlog alone (unfinishedRuns), `shown` its path as the answer
+ *  shows paths: get_workflow_status and the map say it alike. */
+export const fromMemlog = (memlog: string, shown: string): string => ` from that run's memlog ${shown} (${unfinishedRunNote(memlog)})`;
 
 /** The clause naming who wrote a document the caller wrote none of (WorkDocument's `by`), as every Next says it. */
 export const othersWrote = (by: string): string => `which others wrote, not you (${JSON.stringify(by)})`;

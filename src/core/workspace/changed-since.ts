@@ -41,6 +41,9 @@ const linesNote = (c: ChangedSince): string => (c.added === 0 && c.removed === 0
 export const changedSinceNote = (c: ChangedSince): string =>
   `changed by others since your v${c.yours}: ${shownVersions(c)} by ${c.by.join(", ")}${c.added === undefined ? "" : ` (${linesNote(c)})`}`;
 
+/** `; changed by others since your v2: …` after a file's header (bmad-files read, bmad-doc), or nothing. */
+export const changedSinceClause = (c: ChangedSince | undefined): string => (c ? `; ${changedSinceNote(c)}` : "");
+
 /** `+1 −1 lines since your v2` (`changed by others since your v2` where the lines were not counted): a list's line. */
 export const changedSinceShort = (c: ChangedSince): string =>
   c.added === undefined ? `changed by others since your v${c.yours}` : c.added === 0 && c.removed === 0 ? `changed by others since your v${c.yours}, the same text again` : `+${c.added} −${c.removed} lines since your v${c.yours}`;

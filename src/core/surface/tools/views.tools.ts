@@ -22,6 +22,7 @@ import { folderName, inProject, notThisProject } from "./workspace.tools.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
 import { sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
 import { othersClause } from "../../workspace/line-authors.js";
+import { changedSinceClause } from "../../workspace/changed-since.js";
 import { NOT_UTF8_NOTE } from "../../workspace/file-text.js";
 import { MAX_FILE_BYTES } from "../../workspace/limits.js";
 
@@ -113,7 +114,8 @@ export const bmadDocTool = defineTool({
     const { data, ...stored } = read.value;
     const { text, meta } = await servedFile(path, stored, data);
     const base = withShownTime(found.files, { ...meta, project: found.name, access: found.access }, "updated_at");
-    // Said in the header as bmad-files read says it (review 281: only the structured answer said so).
+    // Said in the header as bmad-files read says it (review 281: only the structured answer said so; review 379: nor
+    // what others changed since the caller's own last version).
     const notUtf8 = meta.not_utf8 ? `, ${NOT_UTF8_NOTE}` : "";
     if (history?.ok) {
       const versions = history.value.slice(0, VIEW_VERSIONS).map((v) => withShownTime(found.files, servedVersion(path, v), "at"));
@@ -129,7 +131,7 @@ export const bmadDocTool = defineTool({
       const newest = paged.version === undefined ? history : await found.files.history(path, { limit: 1 });
       const head = newest.ok ? newest.value[0] : undefined;
       const current = head && head.op !== "delete" ? head.version : 0;
-      return { ok: true, header: `[${path}, version ${meta.version}${earlierThan(meta.version, current)}${notUtf8}, ${byAt(meta.author, shownAt(found.files, meta.updated_at))}${othersClause(meta.others, meta.author)}; ${shown}]`, text, structured: { ...base, current_version: current, history: "versions", versions, ...(next ? { ...(older === undefined ? {} : { older }), next } : {}) } };
+      return { ok: true, header: `[${path}, version ${meta.version}${earlierThan(meta.version, current)}${notUtf8}, ${byAt(meta.author, shownAt(found.files, meta.updated_at))}${othersClause(meta.others, meta.author)}${changedSinceClause(meta.changed_since)}; ${shown}]`, text, structured: { ...base, current_version: current, history: "versions", versions, ...(next ? { ...(older === undefined ? {} : { older }), next } : {}) } };
     }
     // The folder's history: the copies the bridge kept, and the user's git, read-only, where there is one.
     const kept = await keptCopies(found.files, path);
