@@ -624,18 +624,26 @@ export class WorkspaceProject extends DurableObject {
     return { ok: true, value: { path, version: entry.version, ...replaced } };
   }
 
-  /** Deletes the files `glob` matches that the caller may delete (remove's checks), at most MAX_LISTED of them, each a
-   *  deletion in its history, in one transaction: how a folder full of files is cleared (review 177: a member's 999
-   *  files took the owner 999 deletes). `more`: deletable ones past the cap; `held`: matches the caller may not delete. */
-  removeMatching(caller: Caller, glob: string, now: string): DoResult<{ files: number; more: number; held: number }> {
+  /** The project's files `glob` matches, past the gate for `need`; none is "not_found", its message ending `noneThen`. */
+  private matching(caller: Caller, glob: string, need: "read" | "write", noneThen: string): DoResult<{ g: { meta: Meta; access: Access }; paths: string[] }> {
     const compiled = compileGlob(glob);
     if (!compiled.ok) return fail("invalid", compiled.error);
-    const g = this.gate(caller, "write");
+    const g = this.gate(caller, need);
     if (!g.ok) return g;
     this.writeMemories(g.meta);
     const { paths } = this.files.current().match(compiled.glob);
     if (compiled.glob.exhausted) return fail("invalid", tooCostly(compiled.glob, `${g.meta.name}'s files`));
-    if (!paths.length) return fail("not_found", `No file of project "${g.meta.name}" matches ${JSON.stringify(glob)}: nothing was deleted. bmad-files "list" with that glob shows what it matches.`);
+    if (!paths.length) return fail("not_found", `No file of project "${g.meta.name}" matches ${JSON.stringify(glob)}${noneThen}`);
+    return { ok: true, value: { g, paths } };
+  }
+
+  /** Deletes the files `glob` matches that the caller may delete (remove's checks), at most MAX_LISTED of them, each a
+   *  deletion in its history, in one transaction: how a folder full of files is cleared (review 177: a member's 999
+   *  files took the owner 999 deletes). `more`: deletable ones past the cap; `held`: matches the caller may not delete. */
+  removeMatching(caller: Caller, glob: string, now: string): DoResult<{ files: number; more: number; held: number }> {
+    const matched = this.matching(caller, glob, "write", ": nothing was deleted. bmad-files \"list\" with that glob shows what it matches.");
+    if (!matched.ok) return matched;
+    const { g, paths } = matched.value;
     // Only files members last changed: a model steered into `delete "**"` takes no file of the owner's own work (those
     // go one by one, each a call the user sees); the owner clears what members filled, a member what members wrote.
     const members = this.files.heldByOthers(g.meta.owner, g.meta.owner_label);
@@ -667,14 +675,9 @@ export class WorkspaceProject extends DurableObject {
   /** The files `glob` matches, the newest change first, at most HISTORY_PAGE of them (`more`: those past it), each
    *  with what others changed since the caller's own last version: what changed across files, in one call. */
   changes(caller: Caller, glob: string): ZonedResult<{ files: ChangedFile[]; more: number }> {
-    const compiled = compileGlob(glob);
-    if (!compiled.ok) return fail("invalid", compiled.error);
-    const g = this.gate(caller, "read");
-    if (!g.ok) return g;
-    this.writeMemories(g.meta);
-    const { paths } = this.files.current().match(compiled.glob);
-    if (compiled.glob.exhausted) return fail("invalid", tooCostly(compiled.glob, `${g.meta.name}'s files`));
-    if (!paths.length) return fail("not_found", `No file of project "${g.meta.name}" matches ${JSON.stringify(glob)}. bmad-files "list" with "**" lists them all.`);
+    const matched = this.matching(caller, glob, "read", ". bmad-files \"list\" with \"**\" lists them all.");
+    if (!matched.ok) return matched;
+    const { g, paths } = matched.value;
     const heads = paths.map((path) => this.files.head(path)!).sort((a, b) => b.updated_at.localeCompare(a.updated_at) || a.path.localeCompare(b.path));
     const files = heads.slice(0, HISTORY_PAGE).map((head): ChangedFile => {
       const since = this.changedSince(head.path, caller, g.access);
