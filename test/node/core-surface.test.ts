@@ -1,5 +1,6 @@
 // Tool contracts: committed schema snapshots per tool, names in prose that exist, toolset parsing.
 import { readdirSync, readFileSync } from "node:fs";
+import { askedForLater } from "../../src/core/surface/on-demand.js";
 import { expect, it } from "vitest";
 import { SURFACE_DOC, withToolTable } from "../../scripts/readme-tools.js";
 import { configForScript, holdsSecrets, holdsShapedSecret, isConfigShaped, REDACTED_NOTE, sanitizeConfig, sanitizeConfigText } from "../../src/core/catalog/config.js";
@@ -643,4 +644,15 @@ it("refuses a sprint file whose aliases expand it past any sprint's (review 19: 
 it("writes counts as en-US does, without Intl's formatter", async () => {
   const { count } = await import("../../src/core/count.js");
   for (const x of [0, 7, 999, 1000, 12_345, 1_048_576, -1234, 10_000_000_000, 1.5, Number.MAX_SAFE_INTEGER]) expect(count(x)).toBe(x.toLocaleString("en-US"));
+});
+
+it("lists a companion the workflow first asks for in its closing steps, and inlines one an early step asks for by a word of its name, or a step only an example's tags made late (review 383)", () => {
+  const steps = (n: number, at: number, text: string) => Array.from({ length: n }, (_, i) => `<step n="${i + 1}">${i + 1 === at ? text : "Do the work."}</step>`).join("\n");
+  // dev-story's shape: the checklist first asked for in step 9 of 10.
+  expect(askedForLater(`Bare paths (e.g. \`checklist.md\`) resolve from the skill.\n${steps(10, 9, "Validate against the definition-of-done checklist.")}`, "bmad/dev/checklist.md")).toBe(true);
+  // Asked for in step 1 by a word of its name, named in full only in the last step.
+  expect(askedForLater(`${steps(9, 1, "Read the checklist now; every task must satisfy it.")}\n<step n="10">Check checklist.md.</step>`, "x/checklist.md")).toBe(false);
+  // Eight step tags in an example before the real two: step 1 of two asks for it.
+  const example = `\`\`\`xml\n${steps(8, 0, "")}\n\`\`\``;
+  expect(askedForLater(`${example}\n${steps(2, 1, "Load rules.md.")}`, "x/rules.md")).toBe(false);
 });

@@ -1021,7 +1021,7 @@ describe("a planned project's runtime block", () => {
     for (const [who, project] of [[bea, name], [cy, as]] as const) {
       const shown = await map(who, project);
       expect(shown.structuredContent.stale).toEqual([{ path: spine, after: prd, skill: "bmad-architecture" }]);
-      expect(shown.content[0]!.text).toContain(`\n${prd} changed after ${spine} was last written: check that bmad-architecture's output still follows it.\n`);
+      expect(shown.content[0]!.text).toContain(`\n\`${prd}\` changed after \`${spine}\` was last written: check that bmad-architecture's output still follows it.\n`);
     }
     // The spine written again after it: nothing to say again.
     await cy.files({ action: "write", project: as, path: spine, content: "---\nstatus: final\n---\n# Spine\n\nFR-99 covered.\n" });
@@ -1029,20 +1029,27 @@ describe("a planned project's runtime block", () => {
     expect((await map(cy, as)).structuredContent.stale).toBeUndefined();
   });
 
-  it("says nothing of an earlier step's document made after a later one's, nor changed by the same person in the same minute (review 377)", async () => {
+  it("says nothing of an earlier step's document made after a later one's, nor of one that says again what it said then (reviews 377, 383)", async () => {
     const { bea, cy, name, as, status } = await sharedGap("made-after");
+    const [prd, spine] = [`${planning}/prd.md`, `${planning}/ARCHITECTURE-SPINE.md`];
+    const said = "---\nstatus: final\n---\n# PRD\n- FR-1\n";
     // A spine written first, then a PRD a member made for it: made after, not changed after.
-    await bea.files({ action: "write", project: name, path: `${planning}/ARCHITECTURE-SPINE.md`, content: "---\nstatus: final\n---\n# Spine\n" });
-    await cy.files({ action: "write", project: as, path: `${planning}/prd.md`, content: "---\nstatus: final\n---\n# PRD\n" });
+    await bea.files({ action: "write", project: name, path: spine, content: "---\nstatus: final\n---\n# Spine\n" });
+    await cy.files({ action: "write", project: as, path: prd, content: said });
     expect(await status()).not.toContain("was last written");
-    await bea.files({ action: "write", project: name, path: `${planning}/ARCHITECTURE-SPINE.md`, content: "---\nstatus: final\n---\n# Spine, on the PRD\n" });
-    // Changed by the spine's own writer: nothing in the same minute (a run writes its inputs first), said a minute on.
-    await bea.files({ action: "write", project: name, path: `${planning}/prd.md`, content: "---\nstatus: final\n---\n# PRD v2\n" });
-    const body = await (await rawCall(bea.token, "tools/call", { name: TOOL.bmadMap, arguments: { project: name } }, "?toolsets=default,views")).text();
-    const map = (JSON.parse(body.replace(/^event: message\ndata: /, "")) as { result: { structuredContent: { phases: Array<{ artifacts: Array<{ path: string; updated_at: string }> }> } } }).result.structuredContent;
-    const minutes = new Set(map.phases.flatMap((p) => p.artifacts).map((a) => a.updated_at.slice(0, 16)));
-    expect(await status()).toContain(minutes.size === 1 ? "\n- Next: " : "was last written");
-    if (minutes.size === 1) expect(await status()).not.toContain("was last written");
+    await bea.files({ action: "write", project: name, path: spine, content: "---\nstatus: final\n---\n# Spine, on the PRD\n" });
+    // A blank line and trailing spaces change nothing the PRD says (review 383: a member raised the line at will).
+    await cy.files({ action: "write", project: as, path: prd, content: said.replace("# PRD\n", "# PRD  \n\n") });
+    expect(await status()).not.toContain("was last written");
+    // A change of what it says is said, by the same person as the spine's too (review 383: not in the same minute)...
+    await bea.files({ action: "write", project: name, path: prd, content: `${said}- FR-2\n` });
+    expect(await status()).toContain(`\`${prd}\` changed (v3, by "${bea.email}"`);
+    // ...and undone by restoring the text the spine was written beside, or deleting and writing it again, is not.
+    expect((await bea.files({ action: "restore", project: name, path: prd, version: 1 })).isError).toBe(false);
+    expect(await status()).not.toContain("was last written");
+    expect((await bea.files({ action: "delete", project: name, path: prd })).isError).toBe(false);
+    await cy.files({ action: "write", project: as, path: prd, content: said });
+    expect(await status()).not.toContain("was last written");
   });
 
   it("names the architecture where a final PRD and epics.md have none, and says a member's deletions beside the documents left (reviews 315, 316)", async () => {

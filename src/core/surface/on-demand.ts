@@ -19,13 +19,32 @@ function onlyReferenced(entrySource: string, name: string): boolean {
   return referencesAt >= 0 && !entrySource.slice(0, referencesAt).includes(name) && entrySource.includes(name, referencesAt);
 }
 
+/** `text` with its fenced code blocks blanked to spaces, lengths kept: a step tag or a name in an example is none of
+ *  the workflow's (review 383: eight `<step n>` in an example made step 1 of the real two the ninth). Line by line. */
+function withoutFences(text: string): string {
+  let fenced = false;
+  return text
+    .split("\n")
+    .map((line) => {
+      const fence = line.startsWith("```");
+      const blank = fenced || fence;
+      if (fence) fenced = !fenced;
+      return blank ? " ".repeat(line.length) : line;
+    })
+    .join("\n");
+}
+
 function inClosingSteps(entrySource: string, name: string): boolean {
-  const starts = [...entrySource.matchAll(STEP)].map((m) => m.index);
+  const source = withoutFences(entrySource);
+  const starts = [...source.matchAll(STEP)].map((m) => m.index);
   if (starts.length < 2) return false;
-  const steps = entrySource.slice(starts[0]);
+  // From the first step on (a preamble's conventions name checklist.md as an example of a bare path), the first
+  // mention by name or by its stem as a word (review 383: "read the checklist" in step 1, the name in the last).
+  const steps = source.slice(starts[0]);
   const stem = name.replace(/\.[^.]+$/, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  const at = steps.includes(name) ? steps.indexOf(name) : (new RegExp(`\\b${stem}\\b`, "i").exec(steps)?.index ?? -1);
-  if (at < 0) return false;
-  const step = starts.filter((start) => start <= starts[0]! + at).length;
+  const mentions = [steps.indexOf(name), new RegExp(`\\b${stem}\\b`, "i").exec(steps)?.index ?? -1].filter((at) => at >= 0);
+  if (!mentions.length) return false;
+  const at = starts[0]! + Math.min(...mentions);
+  const step = starts.filter((start) => start <= at).length;
   return step > starts.length * 0.8;
 }

@@ -13,6 +13,7 @@ import { asOneLine, showName } from "../lines.js";
 import { helpRowsLeftOut } from "../workspace/installer-manifests.js";
 import { isMemlogPath } from "../runtime/memlog-text.js";
 import { sprintPlanPath } from "./sprint-board.js";
+import { codeSpan } from "../workspace/paths.js";
 import { staleDocuments } from "./stale-steps.js";
 import { fromMemlog, nextStep, othersWrote, plannedSteps, settles, sprintStands, stepFiles, stepWord } from "./project-state.js";
 
@@ -195,7 +196,8 @@ export function mapText(map: ProjectMap, name = map.project, show = (at: string)
   // A cut catalog may have left out the next workflow, and every phase (review 189: 2,000 planted rows).
   const cut = map.catalog_rows_left_out;
   if (cut) lines.push(`(${helpRowsLeftOut(cut, "bmad-help.csv")})`);
-  for (const s of map.stale ?? []) lines.push(`${showName(s.after)} changed after ${showName(s.path)} was last written: check that ${s.skill}'s output still follows it.`);
+  // Quoted as status quotes them: a name is a collaborator's text, which may read as part of the sentence (review 383).
+  for (const s of map.stale ?? []) lines.push(`${codeSpan(s.after)} changed after ${codeSpan(s.path)} was last written: check that ${s.skill}'s output still follows it.`);
   const next = map.next;
   // Said as get_workflow_status says it: a begun step not settled is resumed, a run begun with no document yet from its
   // memlog (review 379: that was "not settled" too).

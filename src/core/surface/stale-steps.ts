@@ -15,10 +15,17 @@ export interface DocChange { path: string; version: number; at: string; by?: str
 /** A step's document (`path`) last written before `after`, an earlier step's document, last changed. */
 export interface StaleDocument extends DocChange { skill: string; after: DocChange }
 
-/** The steps' documents last written before the nearest earlier step's document last changed, in phase order, at most
- *  MAX_STALE. Not where the same person changed both in the same minute (a run writes its inputs first), nor where that
- *  change was the earlier document's first version (made after, not changed after). One peek for the times; the
- *  earlier versions asked only of a document found changed after a later one. */
+/** An earlier document's versions looked through for the one that was its head when a later document was written. */
+const LOOK_BACK = 20;
+/** What a document says, for comparing two of its versions: blank lines and spaces at line ends are no change of it. */
+const said = (text: string): string => text.split("\n").map((line) => line.trimEnd()).filter(Boolean).join("\n");
+
+/** The steps' documents last written before the nearest earlier step's document changed what it says, in phase order,
+ *  at most MAX_STALE. A change is judged by the earlier document's text, now against the version that was its head
+ *  when the later one was written (review 383: a restore of that text, a recreate of it, a blank line added all read as
+ *  changes, and one person's change in the same minute as their later document as none); its first version, made
+ *  after, is no change. One peek for the times; an earlier document's history and two of its versions read only
+ *  where it changed after a later one. */
 export async function staleDocuments(runtime: ProjectRuntime, steps: PlannedStep[]): Promise<StaleDocument[]> {
   const store = runtime.store;
   const shown = steps.flatMap((s) => (s.shown && !s.shown.memlog ? [{ skill: s.skill, path: s.shown.path }] : []));
@@ -26,9 +33,21 @@ export async function staleDocuments(runtime: ProjectRuntime, steps: PlannedStep
   const peeked = await store.peek(shown.map((s) => s.path), { head: 1 });
   if (!peeked.ok) return [];
   const changeOf = new Map(peeked.value.map((f): [string, DocChange] => [f.path, { path: f.path, version: f.version, at: f.updated_at, ...(f.author ? { by: f.author } : {}) }]));
-  const changedBefore = async (path: string, version: number) => {
-    const older = await store.history(path, { before: version, limit: 1 });
-    return older.ok && older.value.length > 0;
+  const text = async (path: string, version: number) => {
+    const read = await store.read(path, version);
+    return read.ok ? said(new TextDecoder().decode(read.value.data)) : undefined;
+  };
+  const saysOtherThanAt = async (doc: DocChange, at: string): Promise<boolean> => {
+    const older = await store.history(doc.path, { before: doc.version, limit: LOOK_BACK });
+    if (!older.ok || !older.value.length) return false;
+    // The bridge's kept copies say when each was replaced, not written: any is a change since.
+    if (older.value.some((v) => v.kept)) return true;
+    const then = older.value.find((v) => v.at <= at && v.op !== "delete");
+    // None as old among the last LOOK_BACK: made after (all of them shown), or changed too often since to tell.
+    if (!then) return older.value.length >= LOOK_BACK;
+    if (then.pruned || then.purged) return true;
+    const [was, now] = await Promise.all([text(doc.path, then.version), text(doc.path, doc.version)]);
+    return was === undefined || now === undefined || was !== now;
   };
   const stale: StaleDocument[] = [];
   for (const [i, later] of shown.entries()) {
@@ -37,8 +56,7 @@ export async function staleDocuments(runtime: ProjectRuntime, steps: PlannedStep
     for (const earlier of shown.slice(0, i).reverse()) {
       const theirs = changeOf.get(earlier.path);
       if (!theirs || theirs.at <= mine.at || theirs.path === mine.path) continue;
-      if (theirs.by === mine.by && theirs.at.slice(0, 16) === mine.at.slice(0, 16)) continue;
-      if (!(await changedBefore(theirs.path, theirs.version))) continue;
+      if (!(await saysOtherThanAt(theirs, mine.at))) continue;
       stale.push({ ...mine, skill: later.skill, after: theirs });
       break;
     }
