@@ -341,8 +341,11 @@ export class WorkspaceProject extends DurableObject {
    *  numbers are left out of a file served without some of its lines, which they would count (review 25; review 290:
    *  a data file served without its passwords), and of any config for collaborators. */
   private othersIn(path: string, caller: Caller, access: Access, version?: number, data?: Uint8Array): { others?: ByOthers; changed_by_other?: true; changed_since?: ChangedSince } {
-    const since = version === undefined ? this.changedSince(path, caller, access) : undefined;
-    const byOther = { ...(this.files.changedByOther(path, personOf(caller), version) ? { changed_by_other: true as const } : {}), ...(since ? { changed_since: since } : {}) };
+    const other = this.files.changedByOther(path, personOf(caller), version);
+    // What others changed since the caller's own last version, asked only where another made the head (a render reads
+    // twenty files, most of them the caller's own).
+    const since = version === undefined && other ? this.changedSince(path, caller, access) : undefined;
+    const byOther = { ...(other ? { changed_by_other: true as const } : {}), ...(since ? { changed_since: since } : {}) };
     const others = this.files.byOthers(path, personOf(caller), version, data);
     if (!others.length) return byOther;
     const unnumbered = this.unnumbered(path, access, version);
