@@ -34,8 +34,14 @@ function withoutFences(text: string): string {
     .join("\n");
 }
 
+/** The last entry's text without its fences: a render asks once for each of its files. */
+let lastEntry: { source: string; unfenced: string } | undefined;
+
 function inClosingSteps(entrySource: string, name: string): boolean {
-  const source = withoutFences(entrySource);
+  // Most entries have no numbered steps (v6 skills): nothing more to look at.
+  if ((entrySource.match(STEP)?.length ?? 0) < 2) return false;
+  if (lastEntry?.source !== entrySource) lastEntry = { source: entrySource, unfenced: withoutFences(entrySource) };
+  const source = lastEntry.unfenced;
   const starts = [...source.matchAll(STEP)].map((m) => m.index);
   if (starts.length < 2) return false;
   // From the first step on (a preamble's conventions name checklist.md as an example of a bare path), the first
