@@ -8,5 +8,5 @@ export function count(x: number): string {
   return x < 0 ? `-${out}` : out;
 }
 
-/** An ISO time to the minute, as answers show it (`2026-11-28 17:45`). */
-export const shownTime = (iso: string): string => iso.slice(0, 16).replace("T", " ");
+/** An ISO time to the minute, as answers show it (`2026-11-28 17:45`), or to the second (`2026-11-28 17:45:09`). */
+export const shownTime = (iso: string, toSecond = false): string => iso.slice(0, toSecond ? 19 : 16).replace("T", " ");

@@ -125,6 +125,10 @@ describe("a project folder whose path holds a space", () => {
     expect(broken.isError).toBe(true);
     expect(broken.out?.stderr).toBe("Traceback (most recent call last):\nValueError: .memlog.md has no frontmatter\n");
     expect(broken.text.split("\n").at(-1)).toBe('The memlog at _bmad-output/broken-run/.memlog.md is not a memlog (no frontmatter). bmad-files "history" with path _bmad-output/broken-run/.memlog.md lists the copies this bridge kept when a tool replaced it (the user\'s git may hold older ones): "restore" the last good one; or move it aside and run memlog.py init again.');
+    // An append before any init: Python's traceback, then the step left out (review 385).
+    const early = await bmadRun(client, `uv run ${dir}/_bmad/scripts/memlog.py append --path '{project-root}/_bmad-output/early.md' --text x`);
+    expect(early.out?.stderr).toMatch(/^Traceback \(most recent call last\):\nFileNotFoundError: /);
+    expect(early.text.split("\n").at(-1)).toBe(`No memlog at ${dir}/_bmad-output/early.md yet: run memlog.py init --path ${dir}/_bmad-output/early.md (or --workspace DIR) first.`);
     const kept = await client.callTool({ name: "bmad-files", arguments: { action: "history", path: "_bmad-output/broken-run/.memlog.md" } });
     expect(text(kept)).toMatch(/kept when replaced/);
     // A folder whose name holds a line break or markup is named as a JSON string: no line of the answer is the name's
@@ -825,6 +829,7 @@ describe("a planned project asked where it stands (review 273)", () => {
     expect(await status()).not.toContain("was last written");
     // Changed again: the bridge kept the version it replaced, so this is a change after the spine.
     await write("---\nstatus: final\n---\n# PRD\n\n## FR-99\n");
-    expect(await status()).toMatch(new RegExp(`\\n- \`${prd}\` changed \\(v\\d+, [^)]+\\) after \`${spine}\` \\(v\\d+, [^)]+\\) was last written: check that bmad-architecture's output still follows it\\.\\n`));
+    // With the call that reopens the step, as Next gives calls: the bridge's one project is its folder (review 385).
+    expect(await status()).toMatch(new RegExp(`\\n- \`${prd}\` changed \\(v\\d+, [^)]+\\) after \`${spine}\` \\(v\\d+, [^)]+\\) was last written: check that bmad-architecture's output still follows it \\(bmad \\{"command":"\\*bmad-architecture"\\}\\)\\.\\n`));
   });
 });

@@ -68,6 +68,12 @@ describe("an unsolicited share (H5)", () => {
     expect(recalled.isError).toBe(true);
     expect(recalled.text).not.toContain("Planted");
     expect((await daveKit(TOOL.getProjectContext, {})).isError).toBe(true);
+    // A returning user's status says what the list says: the offer and the user's step, or how to make a project
+    // (review 385: "No runs on branch main" said neither).
+    const status = await daveKit(TOOL.getWorkflowStatus, {});
+    expect(status.text).toBe(`No projects of yours yet: ask the user whether to accept an offer below, or create one (bmad-project {"action": "create", "name": "my-app"}).\nOffered to you, not accepted (ask the user before accepting; "accept" or "decline" with "name"):\n${project} (PENDING: ${bob.email} offers write)\nNo runs on branch main (_bmad-output/.runs/main/) and no delivery sessions yet.`);
+    expect(status.structured.offers).toEqual([expect.objectContaining({ project, owner: bob.email, pending: true })]);
+    expect((await (await kitOf(stranger))(TOOL.getWorkflowStatus, {})).text).toMatch(/^No projects yet\. Create one: bmad-project \{"action": "create", "name": "my-app"\}\.\n/);
 
     // Accepted: the project is Dave's to use by name, and still never a default.
     expect((await dave.project({ action: "accept", name: project })).text).toBe(`Accepted: you can now write "${project}", shared by ${bob.email}.`);

@@ -64,6 +64,8 @@ export interface ScriptResult {
   timedOut?: boolean;
   /** memlog.py met a file that is no memlog (its fs path, and why): bmad-run says how to get the memlog back. */
   notAMemlog?: { path: string; reason: string };
+  /** memlog.py append or set found no memlog (its path as the script names it): bmad-run says to init it first. */
+  noMemlog?: string;
 }
 
 /** In the arguments of `runOriginal`: a private file the script writes, whose bytes come back as `output`. */

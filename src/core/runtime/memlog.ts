@@ -2,7 +2,7 @@
 import { addArgument, addMutexGroup, addSubparser, addSubparsers, createParser, type Namespace, type Parser, parseArgs } from "./argparse.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
 import { dumps, PyError } from "./py-json.js";
-import { editTextThere, encodeUtf8, mkdirs, osError, replaceIfUnchanged, rewriteText, statPath } from "./py-io.js";
+import { editTextThere, encodeUtf8, mkdirs, osError, RefusedOsError, replaceIfUnchanged, rewriteText, statPath } from "./py-io.js";
 import { fsPath, joinPath, normPath, parentPath } from "./py-path.js";
 import { repr, splitWhitespace, strip } from "./py-str.js";
 import { type Output, runScript, terminalWidth } from "./process.js";
@@ -141,14 +141,17 @@ const COMMANDS = { init, append, set } as const;
 
 export async function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> {
   let broken: NotAMemlog | undefined;
+  let missing: string | undefined;
   const result = await runScript(async (out) => {
     const args = parseArgs(parser(), argv, terminalWidth(ctx));
     try {
       return await COMMANDS[args.cmd as keyof typeof COMMANDS](args, ctx, out);
     } catch (error) {
       if (error instanceof NotAMemlog) broken = error;
+      // append or set before init (review 385): the traceback names no fix.
+      if (error instanceof PyError && !(error instanceof RefusedOsError) && error.pyType === "FileNotFoundError" && args.cmd !== "init") missing = target(args);
       throw error; // Python's traceback, as it is
     }
   });
-  return broken?.at ? { ...result, notAMemlog: { path: broken.at, reason: broken.reason } } : result;
+  return { ...result, ...(broken?.at ? { notAMemlog: { path: broken.at, reason: broken.reason } } : {}), ...(missing !== undefined ? { noMemlog: missing } : {}) };
 }

@@ -97,11 +97,11 @@ export function clockReading(zone: string | undefined, iso: string): { wall: str
   };
 }
 
-/** A stored UTC time as a workspace's answers show it, in its project's zone to the minute, offset named:
- *  `2026-11-30 02:04 (UTC-08:00)`, or `2026-11-30 10:04 UTC` in UTC; as given where it is no time. */
-export function zonedTime(zone: string, iso: string): string {
+/** A stored UTC time as a workspace's answers show it, in its project's zone to the minute (or `toSecond`), offset
+ *  named: `2026-11-30 02:04 (UTC-08:00)`, or `2026-11-30 10:04 UTC` in UTC; as given where it is no time. */
+export function zonedTime(zone: string, iso: string, toSecond = false): string {
   const shown = clockReading(zone, iso);
   if (!shown) return iso;
-  const wall = shown.wall.slice(0, 16).replace("T", " ");
+  const wall = shown.wall.slice(0, toSecond ? 19 : 16).replace("T", " ");
   return zone === DEFAULT_TIME_ZONE ? `${wall} UTC` : `${wall} (UTC${shown.offset})`;
 }

@@ -221,13 +221,14 @@ export function workDocument(path: string, head: Frontmatter | undefined, others
 
 /** Every phase's work in the project, as a skill in no phase is shown it: the line, and the documents found (by path;
  *  the first MAX_READS read for their status). What "where are we" is answered with where no run is. */
-export async function projectWork(reader: BundleReader, runtime: ProjectRuntime): Promise<{ line?: string; documents: WorkDocument[]; fresh?: true }> {
-  const { line, documents = [], fresh } = await workIn(reader, runtime, (await helpFor(reader)).earlier(ANYTIME) ?? []);
+export async function projectWork(reader: BundleReader, runtime: ProjectRuntime, reopen?: (skill: string) => string): Promise<{ line?: string; documents: WorkDocument[]; fresh?: true }> {
+  const { line, documents = [], fresh } = await workIn(reader, runtime, (await helpFor(reader)).earlier(ANYTIME) ?? [], undefined, reopen);
   return { ...(line ? { line } : {}), documents, ...(fresh ? { fresh } : {}) };
 }
 
-/** The line naming the project's documents in the folders of `locations`, and those documents. */
-async function workIn(reader: BundleReader, runtime: ProjectRuntime, locations: string[], projectConfig?: Map<string, string>): Promise<{ line?: string; watched: boolean; documents?: WorkDocument[]; fresh?: true }> {
+/** The line naming the project's documents in the folders of `locations`, and those documents; `reopen`: a step's call
+ *  (staleLines). */
+async function workIn(reader: BundleReader, runtime: ProjectRuntime, locations: string[], projectConfig?: Map<string, string>, reopen?: (skill: string) => string): Promise<{ line?: string; watched: boolean; documents?: WorkDocument[]; fresh?: true }> {
   if (!locations.length) return { watched: false };
   const config = projectConfig ?? (await configOf(reader, runtime));
   const folders = [...new Set(locations.map((l) => projectFolder(l, config, runtime.root)).filter((f): f is string => f !== undefined))];
@@ -253,7 +254,7 @@ async function workIn(reader: BundleReader, runtime: ProjectRuntime, locations: 
   // (The paths say the folders.)
   const deleted = gone ? `\n- Deleted ${gone}` : "";
   // A step built on an earlier one's document that changed since (review 377).
-  const stale = await staleLines(runtime, await staleDocuments(runtime, await plannedSteps(reader, work)));
+  const stale = await staleLines(runtime, await staleDocuments(runtime, await plannedSteps(reader, work)), reopen);
   return { watched: true, line: `- This project already has ${line}.${deleted}${stale.map((l) => `\n${l}`).join("")}`, documents: work };
 }
 

@@ -39,7 +39,7 @@ export async function projectState(deps: SurfaceDeps, project: string | undefine
   // Preloading nothing still reads who set the config's answers, which a moved folder is named with (one call).
   const found = deps.runtime ? await deps.runtime(project, { lazy: true, preload: [] }) : undefined;
   if (!found?.ok) return undefined;
-  const work = await projectWork(deps.reader, found.runtime);
+  const work = await projectWork(deps.reader, found.runtime, (skill) => skillCall(deps, skill, project));
   const planned = await sprintPlanPath(deps.reader, found.runtime);
   const sprint = work.documents.find((d) => d.path === planned)?.path;
   const next = sprint ? await sprintNext(deps, found.runtime, sprint, project, runs) : undefined;
@@ -57,9 +57,9 @@ export async function projectState(deps: SurfaceDeps, project: string | undefine
 async function sprintNext(deps: SurfaceDeps, runtime: ProjectRuntime, sprint: string, project: string | undefined, runs: boolean): Promise<string | undefined> {
   const name = SPRINT_NEXT.find((n) => deps.reader.catalog.resolve("workflow", n).ok);
   const skill = name === undefined ? undefined : deps.reader.catalog.resolve("workflow", name);
-  if (!skill?.ok) return undefined;
+  if (name === undefined || !skill?.ok) return undefined;
   const named = namedIn(deps, project);
-  const call = `${TOOL.bmad} ${JSON.stringify({ command: `*${name}`, ...named })}`;
+  const call = skillCall(deps, name, project);
   const bundleDir = skill.record.entry.slice(0, skill.record.entry.lastIndexOf("/"));
   // A path a command line would split or quote (a member names the folders: review 312) gets the skill alone.
   const plain = PLAIN_PATH.test(sprint);
@@ -70,6 +70,9 @@ async function sprintNext(deps: SurfaceDeps, runtime: ProjectRuntime, sprint: st
 
 /** A call's `project`: a workspace's name; none for the bridge's one project, its folder. */
 const namedIn = (deps: SurfaceDeps, project: string | undefined): { project?: string } => (deps.project || project === undefined ? {} : { project });
+
+/** The bmad call that opens `skill` in the project: Next's, and a stale step's (review 385). */
+const skillCall = (deps: SurfaceDeps, skill: string, project: string | undefined): string => `${TOOL.bmad} ${JSON.stringify({ command: `*${skill}`, ...namedIn(deps, project) })}`;
 
 /** Where a planned sprint stands, as BMAD's `sprint_plan.py status` says it: the skill it recommends (none: every
  *  story, epic and retrospective is done), and how many epics' retrospectives are done. */
@@ -179,7 +182,7 @@ function requiredNext(deps: SurfaceDeps, steps: PlannedStep[], project: string |
   const found = nextStep(deps.reader.catalog, steps, sprint);
   if (!found) return undefined;
   const { step: next, passed } = found;
-  const call = `${TOOL.bmad} ${JSON.stringify({ command: `*${next.skill}`, ...namedIn(deps, project) })}`;
+  const call = skillCall(deps, next.skill, project);
   const shown = next.shown;
   const resume = !shown ? "" : shown.memlog ? fromMemlog(shown.path, codeSpan(shown.path)) : `: ${codeSpan(shown.path)}${shown.status ? ` (status: ${JSON.stringify(shown.status)})` : ""}${shown.by ? `, ${othersWrote(shown.by)},` : ""} is not settled`;
   const theirs = passed.flatMap((s) => (s.settled.length && s.settled.every((d) => d.by) ? [`${s.skill} is settled only by ${codeSpan(s.settled[0]!.path)}, ${othersWrote(s.settled[0]!.by!)}`] : []));

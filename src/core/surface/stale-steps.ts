@@ -65,10 +65,16 @@ export async function staleDocuments(runtime: ProjectRuntime, steps: PlannedStep
 }
 
 /** How answers say one: "- `prd.md` changed (v3, by priya@…, 14:02) after `ARCHITECTURE-SPINE.md` (v4, 13:55) was last
- *  written: check that bmad-architecture's output still follows it." In the project's zone where it has one. */
-export async function staleLines(runtime: ProjectRuntime, stale: StaleDocument[]): Promise<string[]> {
+ *  written: check that bmad-architecture's output still follows it (bmad {…})." In the project's zone where it has one;
+ *  to the second where both times fall in one minute (review 385: "changed (12:01) after (12:01)" read as no change).
+ *  `reopen`: the call that opens a step, as Next gives it, where the answer names one. */
+export async function staleLines(runtime: ProjectRuntime, stale: StaleDocument[], reopen?: (skill: string) => string): Promise<string[]> {
   if (!stale.length) return [];
   const zone = await runtime.timeZone?.();
-  const at = (iso: string) => (zone ? zonedTime(zone, iso) : `${shownTime(iso)} UTC`);
-  return stale.map((s) => `- ${codeSpan(s.after.path)} changed (v${s.after.version}${s.after.by ? `, by ${JSON.stringify(s.after.by)}` : ""}, ${at(s.after.at)}) after ${codeSpan(s.path)} (v${s.version}, ${at(s.at)}) was last written: check that ${s.skill}'s output still follows it.`);
+  const at = (iso: string, toSecond = false) => (zone ? zonedTime(zone, iso, toSecond) : `${shownTime(iso, toSecond)} UTC`);
+  return stale.map((s) => {
+    const toSecond = at(s.after.at) === at(s.at);
+    const call = reopen ? ` (${reopen(s.skill)})` : "";
+    return `- ${codeSpan(s.after.path)} changed (v${s.after.version}${s.after.by ? `, by ${JSON.stringify(s.after.by)}` : ""}, ${at(s.after.at, toSecond)}) after ${codeSpan(s.path)} (v${s.version}, ${at(s.at, toSecond)}) was last written: check that ${s.skill}'s output still follows it${call}.`;
+  });
 }

@@ -15,6 +15,7 @@ import { defineTool, READ_ONLY } from "../tool.js";
 import { capOutput } from "../../runtime/budget.js";
 import { projectState } from "../project-state.js";
 import { noSessions, sessionField, stored } from "./delivery.tools.js";
+import { offerLines } from "./workspace.tools.js";
 
 /** Sessions get_workflow_status looks among for the one to resume (the newest made): one changed last is among them. */
 const RESUME_AMONG = 50;
@@ -177,10 +178,12 @@ const MAX_DESCRIBED = 3;
  *  (review 273: a project with a final PRD and architecture was answered that nothing exists; review 299: so was a
  *  member whose only project is one shared with them). */
 async function noRunsYet(deps: SurfaceDeps, branch: string, places: Place[], runs: boolean): Promise<ToolOutcome> {
-  const ordered = await changedLastFirst(places);
+  // A returning user with no project, or an offer waiting, is told what bmad-project list tells them (review 385).
+  const [ordered, offers] = await Promise.all([changedLastFirst(places), deps.workspaces ? deps.workspaces.offers() : []]);
   const projects = await Promise.all(ordered.slice(0, MAX_DESCRIBED).map(async (place) => ({ place, state: await projectState(deps, place.project, runs) })));
   const found = projects.flatMap(({ place, state }) => (state ? [{ place, state }] : []));
   const lines = found.flatMap(({ place, state }) => (state.lines.length ? [`Project ${place.project}${place.owner ? ` (shared by ${place.owner})` : ""}:`, ...state.lines] : []));
+  const welcome = deps.workspaces ? offerLines(places.length > 0, offers) : [];
   // Beside a project's documents, not "no runs": BMAD's own runs are its documents and memlogs, which the lines name
   // (review 368: "Next: resume …" was followed by "No runs").
   const none = found.some(({ state }) => state.documents.length) ? `(No delivery sessions or ${RUNS_DIR}/${branch}/ state files; BMAD's own runs are the documents above.)` : `No runs on branch ${branch} (${RUNS_DIR}/${branch}/) and no delivery sessions yet.`;
@@ -194,7 +197,7 @@ async function noRunsYet(deps: SurfaceDeps, branch: string, places: Place[], run
   const rest = ordered.slice(MAX_DESCRIBED).map((p) => p.project);
   const shown = rest.slice(0, MORE_NAMED);
   const more = rest.length ? [`${rest.length} more: ${shown.join(", ")}${rest.length > shown.length ? ", …" : ""} — ${TOOL.getProjectContext} ${JSON.stringify({ project: shown[0] })} describes one.`] : [];
-  return done([...lines, ...more, none].join("\n"), { runs: [], sessions: [], projects: value, ...(rest.length ? { more_projects: rest } : {}) });
+  return done([...lines, ...more, ...welcome, none].join("\n"), { runs: [], sessions: [], projects: value, ...(rest.length ? { more_projects: rest } : {}), ...(offers.length ? { offers } : {}) });
 }
 
 /** Projects the answer names past those it describes, at most. */

@@ -5,7 +5,7 @@
 import { capOutput, MAX_OUTPUT_BYTES, type CappedStream } from "../../runtime/budget.js";
 import type { ScriptResult } from "../../runtime/context.js";
 import { fromFsText, projectRelative, type ProjectRuntime } from "../../runtime/project.js";
-import { namedPath, PROJECTS_PREFIX } from "../../workspace/paths.js";
+import { namedPath, PROJECTS_PREFIX, shownPath } from "../../workspace/paths.js";
 import { TOOL } from "../names.js";
 import type { ToolOutcome } from "../outcome.js";
 
@@ -33,7 +33,7 @@ export function runAnswer(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, name
   // A real script's output cut where it ran: the bridge kept the last 256 KB of each stream.
   if (result.truncated && !cut.length) cut.push(`(Its output was cut to the last ${MAX_OUTPUT_BYTES / 1024} KB of each stream where it ran. To get all of it, run the line in your own terminal.)`);
   const head = `${name} exited ${result.exitCode}${!result.timedOut ? "" : real ? " (killed at the time limit)" : " (stopped at its limit)"}`;
-  const text = [head, ...cut, stdout.text && `stdout:\n${stdout.text}`, stderr.text && `stderr:\n${stderr.text}`, result.notAMemlog && notAMemlogFix(runtime, result.notAMemlog)].filter(Boolean).join("\n");
+  const text = [head, ...cut, stdout.text && `stdout:\n${stdout.text}`, stderr.text && `stderr:\n${stderr.text}`, result.notAMemlog && notAMemlogFix(runtime, result.notAMemlog), result.noMemlog !== undefined && noMemlogFix(runtime, result.noMemlog)].filter(Boolean).join("\n");
   const summary: RunSummary = { script: name, exit_code: result.exitCode, stdout_bytes: stdout.bytes - stdout.dropped, stderr_bytes: stderr.bytes - stderr.dropped };
   if (stdout.dropped || stderr.dropped) summary.truncated = { ...(stdout.dropped ? { stdout: stdout.dropped } : {}), ...(stderr.dropped ? { stderr: stderr.dropped } : {}) };
   else if (result.truncated) summary.truncated = {};
@@ -51,6 +51,13 @@ function notAMemlogFix(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, broken:
     ? `Its history has the last good version: ${history}, then "restore" it`
     : `${history} lists the copies this bridge kept when a tool replaced it (the user's git may hold older ones): "restore" the last good one`;
   return `The memlog at ${path} is not a memlog (${broken.reason}). ${where}; or move it aside and run memlog.py init again.`;
+}
+
+/** After memlog.py's traceback for an append or set before any init: the step left out. */
+function noMemlogFix(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, path: string): string {
+  // The path as the script was given it (a line break in it is written out: review 380).
+  const shown = shownPath(fromFsText(runtime, path));
+  return `No memlog at ${shown} yet: run memlog.py init --path ${shown} (or --workspace DIR) first.`;
 }
 
 function cutNote(stream: "stdout" | "stderr", capped: CappedStream, name: string): string {

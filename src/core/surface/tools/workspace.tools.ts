@@ -11,7 +11,7 @@ import { parseBoundedToml } from "../../yaml.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, staleVersion, type ChangedFile, type Configured, type Displaced, type FileEntry, type ListedFile, type Listing, type ProjectInfo, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
+import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, staleVersion, type ChangedFile, type Configured, type Displaced, type FileEntry, type ListedFile, type Listing, type ProjectInfo, type ProjectSummary, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
@@ -219,13 +219,20 @@ async function unsetUserName(deps: SurfaceDeps, project: string): Promise<string
   return ` user_name is the installer's default (${JSON.stringify(question.default ?? "")}), which BMAD's skills greet the user by: ask the user's name and set it with ${TOOL.bmadProject} {"action": "config", "name": "${project}", "answers": {"core": {"user_name": "…"}}}.`;
 }
 
-async function listProjects(store: WorkspaceStore): Promise<ToolOutcome> {
-  const [projects, offers, leftOut, deleted] = await Promise.all([store.projects(), store.offers(), store.offersLeftOut?.() ?? 0, store.deleted?.() ?? []]);
-  const lines = projects.map((p) => (p.access === "owner" ? `${p.project} (yours)` : `${p.project} (${p.access}, shared by ${p.owner})`));
+/** What the caller is to do where they have no project, and the offers to them waiting: bmad-project list's lines, and
+ *  get_workflow_status's for a returning user (review 385: "No runs" hid an offer). */
+export function offerLines(hasProjects: boolean, offers: ProjectSummary[]): string[] {
+  const lines: string[] = [];
   // With an offer waiting, the user chooses first (review 124: a literal model created its own "acme" beside Alice's).
-  if (!projects.length) lines.push(offers.length ? `No projects of yours yet: ask the user whether to accept an offer below, or create one (${TOOL.bmadProject} {"action": "create", "name": "my-app"}).` : `No projects yet. Create one: ${TOOL.bmadProject} {"action": "create", "name": "my-app"}.`);
+  if (!hasProjects) lines.push(offers.length ? `No projects of yours yet: ask the user whether to accept an offer below, or create one (${TOOL.bmadProject} {"action": "create", "name": "my-app"}).` : `No projects yet. Create one: ${TOOL.bmadProject} {"action": "create", "name": "my-app"}.`);
   // Offers grant nothing until accepted: only the user decides, so the model asks them.
   if (offers.length) lines.push(`Offered to you, not accepted (${OFFER_STEP}):`, ...offers.map(shownOffer));
+  return lines;
+}
+
+async function listProjects(store: WorkspaceStore): Promise<ToolOutcome> {
+  const [projects, offers, leftOut, deleted] = await Promise.all([store.projects(), store.offers(), store.offersLeftOut?.() ?? 0, store.deleted?.() ?? []]);
+  const lines = [...projects.map((p) => (p.access === "owner" ? `${p.project} (yours)` : `${p.project} (${p.access}, shared by ${p.owner})`)), ...offerLines(projects.length > 0, offers)];
   if (leftOut) lines.push(`${leftOut} older offers are waiting and not shown: the list shows the newest; decline those the user does not want, and older ones show.`);
   if (deleted.length) lines.push(`Deleted, kept until they go for good ("undelete" with "name" brings one back): ${deleted.map((d) => `${d.name} (until ${shownTime(d.until)} UTC)`).join(", ")}.`);
   return done(lines.join("\n"), { projects, ...(offers.length ? { offers } : {}), ...(leftOut ? { offers_left_out: leftOut } : {}), ...(deleted.length ? { deleted } : {}) });
