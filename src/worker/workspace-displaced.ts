@@ -12,9 +12,9 @@ export const MAX_DISPLACED_EACH = 100;
 export const MAX_DISPLACED = 1000;
 
 /** How a note names its person: by user id, or by label for a version stored before authors had ids. */
-const keyOf = (person: Person): string => (person.id !== undefined ? person.id : `label:${person.label}`);
+export const keyOf = (person: Person): string => (person.id !== undefined ? person.id : `label:${person.label}`);
 /** Every key a note for `person` may be stored under. */
-const keysOf = (person: Person): [string, string] => [keyOf(person), `label:${person.label}`];
+export const keysOf = (person: Person): [string, string] => [keyOf(person), `label:${person.label}`];
 
 export class DisplacedNotes {
   /** Notes stored, counted on first use: with none (the common case) a read or change asks storage nothing. Counted

@@ -20,6 +20,7 @@ import { memoryVectors } from "./memory-vectors.js";
 import { MEMORY_DIR, structuredType } from "../core/memory/files.js";
 import { ProjectShares } from "./workspace-shares.js";
 import { DisplacedNotes, holdsWhole } from "./workspace-displaced.js";
+import { SeenVersions } from "./workspace-seen.js";
 import type { TextEdit, TextEdited } from "../core/runtime/fs.js";
 import { editMemlog, memlogStamp } from "../core/runtime/memlog-text.js";
 import { decodeUtf8 } from "../core/runtime/py-io.js";
@@ -88,6 +89,7 @@ export class WorkspaceProject extends DurableObject {
   readonly files: VersionedFiles;
   private readonly shares: ProjectShares;
   private readonly displaced: DisplacedNotes;
+  private readonly seen: SeenVersions;
 
   constructor(ctx: DurableObjectState, env: Cloudflare.Env) {
     super(ctx, env);
@@ -95,6 +97,7 @@ export class WorkspaceProject extends DurableObject {
     this.files = new VersionedFiles(ctx.storage);
     this.shares = new ProjectShares(this.sql);
     this.displaced = new DisplacedNotes(this.sql);
+    this.seen = new SeenVersions(this.sql);
     // No tables until a project is created here: probing a name costs nothing.
     this.ready = this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'").toArray().length > 0;
     if (this.ready) this.migrate();
@@ -104,6 +107,7 @@ export class WorkspaceProject extends DurableObject {
   private migrate(): void {
     this.shares.migrate();
     this.displaced.createTable();
+    this.seen.createTable();
     const columns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('meta')").toArray().map((c) => c.name);
     if (!columns.includes("time_zone")) this.sql.exec("ALTER TABLE meta ADD COLUMN time_zone TEXT");
     if (!columns.includes("deleted_at")) this.sql.exec("ALTER TABLE meta ADD COLUMN deleted_at TEXT");
@@ -144,6 +148,7 @@ export class WorkspaceProject extends DurableObject {
     `);
     this.shares.createTable();
     this.displaced.createTable();
+    this.seen.createTable();
     this.files.createTables();
     this.ready = true;
   }
@@ -300,8 +305,9 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** `notes`: bmad-files read's, which takes (or, for a token that may change nothing, peeks at) the caller's note on the
-   *  file (DisplacedNotes), told with a read of the file as it is now. */
-  read(caller: Caller, given: string, version?: number, notes?: "take" | "peek"): ZonedResult<FileContent> {
+   *  file (DisplacedNotes), told with a read of the file as it is now. `shown`: the read shows the model what others
+   *  changed (ReadOptions), which counts as seen (SeenVersions). */
+  read(caller: Caller, given: string, version?: number, notes?: "take" | "peek", shown?: boolean): ZonedResult<FileContent> {
     const checked = checkWorkspacePath(given);
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "read");
@@ -316,6 +322,8 @@ export class WorkspaceProject extends DurableObject {
     const now = read.ok && notes && (version === undefined || version === this.files.head(path)?.version);
     const note = now ? (notes === "take" ? this.displaced.take(path, personOf(caller)) : this.displaced.peek(path, personOf(caller))) : undefined;
     const displaced = note && { ...note, ...(g.access === "read" ? { readOnly: true as const } : {}) };
+    // Only the head's clause is shown; none beside a displaced note, which tells the change itself.
+    if (read.ok && shown && !displaced && read.value.changed_since) this.seen.mark(path, personOf(caller), read.value.version);
     return read.ok ? zoned({ ok: true, value: { ...read.value, ...(displaced ? { displaced } : {}) } }, g.meta) : read;
   }
 
@@ -357,11 +365,14 @@ export class WorkspaceProject extends DurableObject {
     return (access !== "owner" && isConfigShaped(path)) || this.servedRedacted(path, version);
   }
 
-  /** What others changed in `path`'s head since the caller's own last version (FileContent.changed_since); the lines
-   *  left uncounted where othersIn numbers none: counted lines of a file served without some would tell of those too. */
+  /** What others changed in `path`'s head since the caller's own last version, or the one they were last shown it with
+   *  (FileContent.changed_since); the lines left uncounted where othersIn numbers none: counted lines of a file served
+   *  without some would tell of those too. */
   private changedSince(path: string, caller: Caller, access: Access): ChangedSince | undefined {
-    const since = this.files.changedSince(path, personOf(caller));
-    return since && this.unnumbered(path, access) ? { yours: since.yours, versions: since.versions, count: since.count, by: since.by } : since;
+    const since = this.files.changedSince(path, personOf(caller), this.seen.version(path, personOf(caller)));
+    if (!since || !this.unnumbered(path, access)) return since;
+    const { added: _added, removed: _removed, ...uncounted } = since;
+    return uncounted;
   }
 
   /** Whether `path` (its head, or `version`) is served without some of its lines (config.ts servedFile). */
@@ -745,6 +756,7 @@ export class WorkspaceProject extends DurableObject {
       this.ready = false;
       this.files.reset();
       this.displaced.reset();
+      this.seen.reset();
       await this.ctx.storage.deleteAll();
       // Gone for good: no longer among the projects its owner's limit counts.
       const index = (this.env as Env).WORKSPACE_INDEX;

@@ -431,7 +431,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       project,
       changeOwner: () => changeOwner,
       showTime: (iso) => (zone === undefined ? undefined : zonedTime(zone ?? DEFAULT_TIME_ZONE, iso)),
-      read: (path, version, options) => on<FileContent>((s) => s.read(c, path, version, options?.notes)),
+      read: (path, version, options) => on<FileContent>((s) => s.read(c, path, version, options?.notes, options?.shown)),
       readMany: async (paths, trees) => {
         const out = await on<ManyRead>((s) => s.readMany(c, paths, trees));
         if (out.ok) zone = out.value.timeZone;

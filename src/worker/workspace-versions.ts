@@ -615,26 +615,32 @@ export class VersionedFiles {
   }
 
   /** The versions of `path` others made after `reader`'s own last text of it (a deletion of theirs is none to compare),
-   *  with the lines added and removed since where both versions are kept and small; undefined where the reader wrote
-   *  none, or made the head, or only the server's merge followed. Looked up, not scanned: a member's thousand versions
-   *  since hid the owner's (review 372: a removed requirement went unsaid after 1,001 writes). */
-  changedSince(path: string, reader: Person): ChangedSince | undefined {
+   *  or after `seen` where it is later (the version they were last shown them with: SeenVersions), with the lines added
+   *  and removed since where both versions are kept and small; undefined where the reader wrote none, or made the head,
+   *  or only the server's merge followed. Looked up, not scanned: a member's thousand versions since hid the owner's
+   *  (review 372: a removed requirement went unsaid after 1,001 writes). */
+  changedSince(path: string, reader: Person, seen?: number): ChangedSince | undefined {
     // Read with every head: a head the reader made (the common case) costs one row.
     const head = this.sql.exec<{ version: number; author: string; author_id: string | null; size: number; kept: number }>(`SELECT version, author, author_id, size, ${KEPT} AS kept FROM versions WHERE path = ? ORDER BY version DESC LIMIT 1`, path).toArray()[0];
     if (!head || samePerson(personOf(head), reader)) return undefined;
     const readers = reader.id !== undefined ? "(author_id = ?2 OR (author_id IS NULL AND author = ?3))" : "author = ?3";
-    const mine = this.sql.exec<{ version: number; size: number; kept: number }>(`SELECT version, size, ${KEPT} AS kept FROM versions WHERE path = ?1 AND op <> 'delete' AND ${readers} ORDER BY version DESC LIMIT 1`, path, reader.id ?? null, reader.label).toArray()[0];
+    const mine = this.sql.exec<{ version: number }>(`SELECT version FROM versions WHERE path = ?1 AND op <> 'delete' AND ${readers} ORDER BY version DESC LIMIT 1`, path, reader.id ?? null, reader.label).toArray()[0];
     if (!mine) return undefined;
+    const read = seen !== undefined && seen > mine.version;
+    const yours = read ? seen : mine.version;
     // Theirs since: neither the reader's own (deletions) nor the server's merge or the installer's.
     const since = `FROM versions WHERE path = ?1 AND version > ?2 AND author NOT IN (?3, ?4) AND NOT ${readers.replaceAll("?2", "?5").replaceAll("?3", "?6")}`;
-    const params = [path, mine.version, SERVER_MERGE, INSTALLER.label, reader.id ?? null, reader.label];
+    const params = [path, yours, SERVER_MERGE, INSTALLER.label, reader.id ?? null, reader.label];
     const { n, first, last } = this.sql.exec<{ n: number; first: number | null; last: number | null }>(`SELECT COUNT(*) AS n, MIN(version) AS first, MAX(version) AS last ${since}`, ...params).one();
     if (!n) return undefined;
     const versions = n <= SHOWN_VERSIONS ? this.sql.exec<{ version: number }>(`SELECT version ${since} ORDER BY version`, ...params).toArray().map((r) => r.version) : [first!, last!];
     const by = this.sql.exec<{ author: string }>(`SELECT author ${since} GROUP BY author ORDER BY MAX(version) DESC LIMIT 5`, ...params).toArray().map((r) => r.author);
-    const changed = { yours: mine.version, versions, count: n, by };
-    const counted = head.kept && mine.kept && head.size <= COUNTED_BYTES && mine.size <= COUNTED_BYTES;
-    return counted ? { ...changed, ...linesChanged(decode(this.content(path, mine.version)), decode(this.content(path, head.version))) } : changed;
+    // Where no line of the version counted from was another's, every line of theirs in the head came since.
+    const from = this.sql.exec<{ size: number; kept: number }>(`SELECT size, ${KEPT} AS kept FROM versions WHERE path = ? AND version = ?`, path, yours).toArray()[0];
+    const allOthers = from?.kept && !this.byOthers(path, reader, yours).length ? { allOthers: true as const } : {};
+    const changed = { yours, ...(read ? { read: true as const } : {}), versions, count: n, by, ...allOthers };
+    const counted = head.kept && from?.kept && head.size <= COUNTED_BYTES && from.size <= COUNTED_BYTES;
+    return counted ? { ...changed, ...linesChanged(decode(this.content(path, yours)), decode(this.content(path, head.version))) } : changed;
   }
 
   /** Who made `path`'s head, where someone other than `reader` did (changedByOther). */

@@ -405,9 +405,10 @@ describe("the views on the Worker", () => {
     const removed = await eve.callTool({ name: "bmad-files", arguments: { action: "write", project: theirs, path: notes, if_version: 1, content: "# Notes\nline one\nline three\n" } });
     expect(removed.isError, toolText(removed)).toBeFalsy();
     const since = "changed by others since your v1: v2 by eve@example.com (+0 −1 lines)";
+    // The map first: it only shows the change, where bmad-doc's showing it counts as seen (review 385).
+    const mapped = await ada.callTool({ name: "bmad-map", arguments: { project: PROJECT } });
     const opened = await ada.callTool({ name: "bmad-doc", arguments: { project: PROJECT, path: notes } });
     expect(toolText(opened).split("\n")[0]).toContain(`; ${since}; `);
-    const mapped = await ada.callTool({ name: "bmad-map", arguments: { project: PROJECT } });
     expect(toolText(mapped).split("\n").filter((l) => l.includes(notes))).toEqual([expect.stringMatching(new RegExp(`^  ${notes} v2 by eve@example\\.com at [^;]+; ${since.replace(/[()+]/g, "\\$&")}$`))]);
     const notesView = await showView(browser, hostHtml, (await viewOf(ada, "bmad-doc")).html, opened, call(ada));
     await expect.poll(() => notesView.frame.locator("header .changed-since").textContent()).toBe(`This file was ${since}.`);
@@ -415,8 +416,8 @@ describe("the views on the Worker", () => {
     const mapView = await showView(browser, hostHtml, (await viewOf(ada, "bmad-map")).html, mapped, call(ada));
     await expect.poll(() => mapView.frame.locator(`.artifact[data-path="${notes}"] .meta`).textContent()).toMatch(new RegExp(` · ${since.replace(/[()+]/g, "\\$&")}$`));
     await mapView.page.close();
-    // In the words bmad-files read says it in.
-    expect(toolText(await ada.callTool({ name: "bmad-files", arguments: { action: "read", project: PROJECT, path: notes } })).split("\n")[0]).toContain(`; ${since}]`);
+    // Told once: bmad-doc showed it, so bmad-files read does not say it again (review 385).
+    expect(toolText(await ada.callTool({ name: "bmad-files", arguments: { action: "read", project: PROJECT, path: notes } })).split("\n")[0]).not.toContain("changed by others");
   });
 
   // Review 245: the view listed the newest 200 of 250 versions and never said older ones existed.

@@ -739,7 +739,7 @@ describe("history with a glob (review 368)", () => {
     expect(lines[2]).toMatch(new RegExp(`^docs/brief\\.md v1 by ${olive.email.replace(/\./g, "\\.")} at [^;]+$`));
     expect(lines[3]).toBe(`"history" with one file's path lists its versions; ${TOOL.bmadDoc} shows a file's versions and diffs any two.`);
     expect(out.structured.files).toEqual([
-      expect.objectContaining({ path: "docs/prd.md", version: 2, author: mallory.email, changed_since: { yours: 1, versions: [2], count: 1, by: [mallory.email], added: 1, removed: 1 } }),
+      expect.objectContaining({ path: "docs/prd.md", version: 2, author: mallory.email, changed_since: { yours: 1, versions: [2], count: 1, by: [mallory.email], added: 1, removed: 1, allOthers: true } }),
       expect.not.objectContaining({ changed_since: expect.anything() }),
     ]);
     // The writer's view: their own head needs no note; the owner's file they never wrote has no "yours".

@@ -647,13 +647,15 @@ describe("sharing", () => {
     // The brief: the writer only removed a line, which no line of it credits them with.
     expect((await writer.files({ action: "edit", project, path: brief, old: "- FR-1: add\n", content: "" })).isError).toBe(false);
     const read = await owner.files({ action: "read", project, path: prd });
-    expect(read.text.split("\n")[0]).toContain(`; written by others, not you: ${writer.email} (lines 6); changed by others since your v1: v2, v3 by ${writer.email} (+1 −1 lines)]`);
-    expect(read.structured.changed_since).toEqual({ yours: 1, versions: [2, 3], count: 2, by: [writer.email], added: 1, removed: 1 });
+    // Line 6 is the writer's only through these changes: said once, as changed since (review 385).
+    expect(read.text.split("\n")[0]).toMatch(new RegExp(`at [^;]+; changed by others since your v1: v2, v3 by ${literally(writer.email)} \\(\\+1 −1 lines\\)\\]$`));
+    expect(read.structured.changed_since).toEqual({ yours: 1, versions: [2, 3], count: 2, by: [writer.email], added: 1, removed: 1, allOthers: true });
     const kit = new Client({ name: "kit-by", version: "1.0.0" });
     await kit.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp?toolsets=default,kit`), { fetch: withBearer(workerFetch, owner.token) }));
     const status = text(await kit.callTool({ name: TOOL.getWorkflowStatus, arguments: { project } }));
-    expect(status).toContain(`\`${prd}\` (status: "final") (written by others, not you: "${writer.email} (lines 6)"; changed by others since your v1: v2, v3 by "${writer.email}" (+1 −1 lines))`);
-    expect(status).toContain(`\`${brief}\` (status: "final") (written by others, not you: "${writer.email} (some)"; changed by others since your v1: v2 by "${writer.email}" (+0 −1 lines))`);
+    // The read showed the prd's changes: seen. The brief's are not.
+    expect(status).toContain(`\`${prd}\` (status: "final") (written by others, not you: "${writer.email} (lines 6)")`);
+    expect(status).toContain(`\`${brief}\` (status: "final") (changed by others since your v1: v2 by "${writer.email}" (+0 −1 lines))`);
     // The writer's own last version is the head: nothing others changed since.
     expect((await writer.files({ action: "read", project, path: prd })).structured.changed_since).toBeUndefined();
     // A thousand versions since hide nothing (review 372: only the newest 1,000 were looked at, and the owner's removed
@@ -661,7 +663,8 @@ describe("sharing", () => {
     const many = `${dir}/many.md`;
     expect((await owner.files({ action: "write", project, path: many, content: "a\nb\n" })).isError).toBe(false);
     for (let i = 0; i < 1001; i++) expect((await writer.files({ action: "write", project, path: many, content: i % 2 ? "b\n" : "b \n" })).isError).toBe(false);
-    expect((await owner.files({ action: "read", project, path: many })).structured.changed_since).toEqual({ yours: 1, versions: [2, 1002], count: 1001, by: [writer.email], added: 1, removed: 2 });
+    expect((await owner.files({ action: "read", project, path: many })).structured.changed_since).toEqual({ yours: 1, versions: [2, 1002], count: 1001, by: [writer.email], added: 1, removed: 2, allOthers: true });
+    // That read told the owner their v1 was replaced (a displaced note) instead: nothing counts as seen.
     expect((await owner.files({ action: "delete", project, path: many })).isError).toBe(false);
     expect((await writer.files({ action: "write", project, path: many, content: "a\nb\n" })).isError).toBe(false);
     expect((await owner.files({ action: "read", project, path: many })).text.split("\n")[0]).toContain(`changed by others since your v1: v2 to v1004 (1002 versions) by ${writer.email} (the same text as your v1)]`);
@@ -670,6 +673,31 @@ describe("sharing", () => {
     expect(text(await kit.callTool({ name: TOOL.getWorkflowStatus, arguments: { project } }))).toContain(`\`${brief}\` (status: "final"),`);
     await kit.close();
     for (const path of [prd, brief]) expect((await owner.files({ action: "delete", project, path })).isError).toBe(false);
+  });
+
+  it("tells what others changed since once: a read of the head shows it, and counts it as seen until they change more (review 385)", async () => {
+    const prd = "_bmad-output/planning-artifacts/seen-once/prd.md";
+    expect((await owner.files({ action: "write", project, path: prd, content: "---\nstatus: final\n---\n# PRD\n- FR-1: add\n" })).isError).toBe(false);
+    expect((await writer.files({ action: "edit", project, path: prd, old: "- FR-1: add\n", content: "- FR-1: share\n" })).isError).toBe(false);
+    const kit = new Client({ name: "kit-seen", version: "1.0.0" });
+    await kit.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp?toolsets=default,kit`), { fetch: withBearer(workerFetch, owner.token) }));
+    const status = async () => text(await kit.callTool({ name: TOOL.getWorkflowStatus, arguments: { project } }));
+    // Status only shows it: the user may not have looked.
+    expect(await status()).toContain(`\`${prd}\` (status: "final") (changed by others since your v1: v2 by "${writer.email}" (+1 −1 lines))`);
+    const first = (await owner.files({ action: "read", project, path: prd })).text.split("\n")[0]!;
+    expect(first).toMatch(new RegExp(`at [^;]+; changed by others since your v1: v2 by ${literally(writer.email)} \\(\\+1 −1 lines\\)\\]$`));
+    // Read once, seen: neither the next read nor status says it again.
+    const second = await owner.files({ action: "read", project, path: prd });
+    expect(second.structured.changed_since).toBeUndefined();
+    expect(second.text.split("\n")[0]).not.toContain("changed by others");
+    expect(await status()).toContain(`\`${prd}\` (status: "final") (written with others too: "${writer.email} (lines 5, with you)")`);
+    // Their next change brings it back, counted from the version read.
+    expect((await writer.files({ action: "append", project, path: prd, content: "- FR-2: sync\n" })).isError).toBe(false);
+    const third = await owner.files({ action: "read", project, path: prd });
+    expect(third.text.split("\n")[0]).toContain(`; written by others, not you: ${writer.email} (lines 6); written with others too: ${writer.email} (lines 5, with you); changed by others since you read v2: v3 by ${writer.email} (+1 −0 lines)]`);
+    expect(third.structured.changed_since).toEqual({ yours: 2, read: true, versions: [3], count: 1, by: [writer.email], added: 1, removed: 0 });
+    await kit.close();
+    expect((await owner.files({ action: "delete", project, path: prd })).isError).toBe(false);
   });
 
   it("keeps half the project's room for the owner's own work: members' files take at most the other half (review 80)", async () => {

@@ -9,7 +9,7 @@ import type { ProjectRuntime } from "../runtime/project.js";
 import { helpCatalogLines, splitCsvLine } from "../workspace/installer-manifests.js";
 import { cutAt, isOneLine } from "../lines.js";
 import { inBrief, othersNote, writtenOnlyBy, type ByOthers } from "../workspace/line-authors.js";
-import { changedSinceNote, type ChangedSince } from "../workspace/changed-since.js";
+import { changedSinceNote, othersBeside, type ChangedSince } from "../workspace/changed-since.js";
 import { codeSpan } from "../workspace/paths.js";
 import { servedText, type BundleReader } from "./reader.js";
 import { defaultConfigValues, fillConfigValues, projectConfigValues } from "./skill-render.js";
@@ -260,7 +260,8 @@ async function workIn(reader: BundleReader, runtime: ProjectRuntime, locations: 
 
 /** Who else wrote a document's lines and changed it since the caller's own last version (a removal names no line),
  *  in parentheses; names quoted, as read among a skill's steps. */
-function byOthersNote(by: ByOthers | undefined, since: ChangedSince | undefined): string {
+function byOthersNote(others: ByOthers | undefined, since: ChangedSince | undefined): string {
+  const by = othersBeside(others, since);
   const notes = [by && othersNote(inBrief(by), JSON.stringify), since && changedSinceNote({ ...since, by: [JSON.stringify(since.by.join(", "))] })].filter(Boolean);
   return notes.length ? ` (${notes.join("; ")})` : "";
 }

@@ -8,7 +8,7 @@ import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, FRONTMATTER_BYTES, frontmatterOf, helpFor, outermost, projectFolder, unfinishedRuns, workDocument, type HelpRow, type WorkDocument } from "./earlier-work.js";
 import { othersNote, othersSuffix } from "../workspace/line-authors.js";
-import { changedSinceClause, type ChangedSince } from "../workspace/changed-since.js";
+import { changedSinceClause, othersBeside, type ChangedSince } from "../workspace/changed-since.js";
 import { asOneLine, showName } from "../lines.js";
 import { helpRowsLeftOut } from "../workspace/installer-manifests.js";
 import { isMemlogPath } from "../runtime/memlog-text.js";
@@ -163,7 +163,7 @@ async function described(files: WorkspaceFiles, docs: ListedFile[]): Promise<{ a
   const heads = read.map((f) => frontmatterOf(f.data));
   const artifacts = read.map((f, i) => {
     const status = heads[i]!.status;
-    return withShownTime(files, { path: f.path, ...(status ? { status: showName(status) } : {}), version: f.version, updated_at: f.updated_at, author: f.author, ...byOthers(f), ...(f.changed_since ? { changed_since: f.changed_since } : {}) }, "updated_at");
+    return withShownTime(files, { path: f.path, ...(status ? { status: showName(status) } : {}), version: f.version, updated_at: f.updated_at, author: f.author, ...byOthers({ others: othersBeside(f.others, f.changed_since) }), ...(f.changed_since ? { changed_since: f.changed_since } : {}) }, "updated_at");
   });
   return { artifacts, readAs: new Map(read.map((f, i) => [f.path, workDocument(f.path, heads[i], f.others)])) };
 }
@@ -178,7 +178,7 @@ async function memlogEntries(files: WorkspaceFiles, logs: ListedFile[]): Promise
 }
 
 /** The lines of a file others wrote, as the map names them (review 48: a writer's memlog entry showed as no one's). */
-const byOthers = (f: FileContent): { others?: string } => (f.others?.length ? { others: othersNote(f.others) } : {});
+const byOthers = (f: Pick<FileContent, "others">): { others?: string } => (f.others?.length ? { others: othersNote(f.others) } : {});
 
 /** The map as text, for hosts that show no views; `name` as the caller named the project (a share's is its `name@tag`
  *  in the view, which sends it back with each action). */

@@ -1,11 +1,14 @@
 // What others changed in a file since the reader's own last version of it: a removal credits no line to anyone, so
-// "written by others" alone hid a collaborator's deleted line (review 368).
-import { matchLines, splitLines } from "./line-authors.js";
+// "written by others" alone hid a collaborator's deleted line (review 368). Counted from the later version the reader
+// was shown it with, where there is one: told once, not every turn (review 385).
+import { matchLines, splitLines, type ByOthers } from "./line-authors.js";
 
-/** Versions others made after `yours` (the reader's own last), who made them, and where both texts were cheap to
- *  compare, the lines added and removed between `yours` and the head. */
+/** Versions others made after `yours`, who made them, and where both texts were cheap to compare, the lines added and
+ *  removed between `yours` and the head. */
 export interface ChangedSince {
+  /** The reader's own last version, or (`read`) the later one they were last shown with others' changes. */
   yours: number;
+  read?: true;
   /** Their versions: each, up to SHOWN_VERSIONS; past that the first and the last of `count`. */
   versions: number[];
   count: number;
@@ -13,6 +16,8 @@ export interface ChangedSince {
   by: string[];
   added?: number;
   removed?: number;
+  /** Every line others wrote in the head came with these versions: the line authors' note tells the same change. */
+  allOthers?: true;
 }
 
 /** Past this many bytes either side, no lines are counted: a status line is not worth a large diff. */
@@ -35,15 +40,22 @@ const shownVersions = (c: ChangedSince): string =>
 
 /** The lines counted: `+1 −2 lines`, or that the text is the same again (review 372: "+0 −0" beside a delete and a
  *  recreate read as nothing done). */
-const linesNote = (c: ChangedSince): string => (c.added === 0 && c.removed === 0 ? `the same text as your v${c.yours}` : `+${c.added} −${c.removed} lines`);
+const linesNote = (c: ChangedSince): string => (c.added === 0 && c.removed === 0 ? `the same text as ${c.read ? `the v${c.yours} you read` : `your v${c.yours}`}` : `+${c.added} −${c.removed} lines`);
 
-/** `changed by others since your v2: v3, v4 by bob (+1 −1 lines)`. */
+/** What the changes are counted from: `your v2` (the reader's own), or `you read v2` (shown it since). */
+const sinceWhat = (c: ChangedSince): string => (c.read ? `you read v${c.yours}` : `your v${c.yours}`);
+
+/** `changed by others since your v2: v3, v4 by bob (+1 −1 lines)` (`since you read v2`). */
 export const changedSinceNote = (c: ChangedSince): string =>
-  `changed by others since your v${c.yours}: ${shownVersions(c)} by ${c.by.join(", ")}${c.added === undefined ? "" : ` (${linesNote(c)})`}`;
+  `changed by others since ${sinceWhat(c)}: ${shownVersions(c)} by ${c.by.join(", ")}${c.added === undefined ? "" : ` (${linesNote(c)})`}`;
 
 /** `; changed by others since your v2: …` after a file's header (bmad-files read, bmad-doc), or nothing. */
 export const changedSinceClause = (c: ChangedSince | undefined): string => (c ? `; ${changedSinceNote(c)}` : "");
 
 /** `+1 −1 lines since your v2` (`changed by others since your v2` where the lines were not counted): a list's line. */
 export const changedSinceShort = (c: ChangedSince): string =>
-  c.added === undefined ? `changed by others since your v${c.yours}` : c.added === 0 && c.removed === 0 ? `changed by others since your v${c.yours}, the same text again` : `+${c.added} −${c.removed} lines since your v${c.yours}`;
+  c.added === undefined ? `changed by others since ${sinceWhat(c)}` : c.added === 0 && c.removed === 0 ? `changed by others since ${sinceWhat(c)}, the same text again` : `+${c.added} −${c.removed} lines since ${sinceWhat(c)}`;
+
+/** `others` to name beside `since`: none where every line of theirs came with the changes it names (review 385: "written
+ *  with others too" and "changed by others since" told one change twice in one line). */
+export const othersBeside = (others: ByOthers | undefined, since: ChangedSince | undefined): ByOthers | undefined => (since?.allOthers ? undefined : others);

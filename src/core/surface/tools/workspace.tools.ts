@@ -24,7 +24,7 @@ import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool, type CallContext } from "../tool.js";
 import { count as n, shownTime } from "../../count.js";
 import { othersClause } from "../../workspace/line-authors.js";
-import { changedSinceClause, changedSinceShort } from "../../workspace/changed-since.js";
+import { changedSinceClause, changedSinceShort, othersBeside } from "../../workspace/changed-since.js";
 import { isOneLine } from "../../lines.js";
 import { BOM_NOTE, inFileEndings, NOT_UTF8_NOTE, notUtf8Refusal, shownText, utf8Text } from "../../workspace/file-text.js";
 
@@ -416,7 +416,7 @@ export const bmadFilesTool = defineTool({
       const path = given.path;
       switch (args.action) {
         case "read": {
-          const read = await files.read(path, args.version, { notes: deps.readOnly ? "peek" : "take" });
+          const read = await files.read(path, args.version, { notes: deps.readOnly ? "peek" : "take", shown: true });
           // Looked up as written, so a file named so by mistake is still found; if none is, say what to fill in.
           const unfilled = !read.ok && read.kind === "not_found" ? unfilledPlaceholders([path]) : [];
           if (unfilled.length) return fail(await fillInPathFirst(files, unfilled));
@@ -427,8 +427,10 @@ export const bmadFilesTool = defineTool({
           const { data, ...stored } = read.value;
           const { text, meta } = await servedFile(path, stored, data);
           // The file's text is a block of its own: a read, edited and written back, carries no header line. What others
-          // changed since the reader's last version goes unsaid beside the note that says their version was replaced.
-          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}${meta.not_utf8 ? `, ${NOT_UTF8_NOTE}` : meta.bom ? `, ${BOM_NOTE}` : ""}, ${byAt(meta.author, shownAt(files, meta.updated_at))}${othersClause(meta.others, meta.author)}${changedSinceClause(meta.displaced ? undefined : meta.changed_since)}]${displacedNote(path, meta.displaced)}`, text, structured: meta };
+          // changed since the reader's last version goes unsaid beside the note that says their version was replaced; the
+          // lines others wrote go unsaid beside it where they tell the same change (othersBeside).
+          const since = meta.displaced ? undefined : meta.changed_since;
+          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}${meta.not_utf8 ? `, ${NOT_UTF8_NOTE}` : meta.bom ? `, ${BOM_NOTE}` : ""}, ${byAt(meta.author, shownAt(files, meta.updated_at))}${othersClause(othersBeside(meta.others, since), meta.author)}${changedSinceClause(since)}]${displacedNote(path, meta.displaced)}`, text, structured: meta };
         }
         case "write":
         case "append": {
