@@ -5,23 +5,19 @@
 // most MAX_DISPLACED, the oldest of whoever has the most dropped: so no one's changes push out another's notes.
 import type { Person } from "../core/workspace/line-authors.js";
 import type { Displaced } from "../core/workspace/store.js";
+import { PersonRows, personKey, personKeys } from "./person-rows.js";
 
 /** The most notes a person keeps in a project. */
 export const MAX_DISPLACED_EACH = 100;
 /** The most notes a project keeps. */
 export const MAX_DISPLACED = 1000;
 
-/** How a note names its person: by user id, or by label for a version stored before authors had ids. */
-export const keyOf = (person: Person): string => (person.id !== undefined ? person.id : `label:${person.label}`);
-/** Every key a note for `person` may be stored under. */
-export const keysOf = (person: Person): [string, string] => [keyOf(person), `label:${person.label}`];
-
 export class DisplacedNotes {
-  /** Notes stored, counted on first use: with none (the common case) a read or change asks storage nothing. Counted
-   *  again after a change to them inside a transaction, which may yet be rolled back. */
-  private count: number | undefined;
+  private readonly rows: PersonRows;
 
-  constructor(private readonly sql: SqlStorage) {}
+  constructor(private readonly sql: SqlStorage) {
+    this.rows = new PersonRows(sql, "displaced", MAX_DISPLACED_EACH, MAX_DISPLACED);
+  }
 
   /** Created with the project's tables, and for projects made before notes. */
   createTable(): void {
@@ -30,7 +26,7 @@ export class DisplacedNotes {
 
   /** Forgets what it counted (the project's storage was deleted). */
   reset(): void {
-    this.count = undefined;
+    this.rows.removed();
   }
 
   /** After `by` changed `path` to version `at` (inside the change's transaction): `displaced`, whose version the change
@@ -38,12 +34,9 @@ export class DisplacedNotes {
    *  replaced memlog answered it unseen, and the entry the other's write dropped went unsaid (review 352). */
   changed(path: string, by: Person, at: number, displaced?: { person: Person; version: number }): void {
     if (!displaced) return;
-    const person = keyOf(displaced.person);
+    const person = personKey(displaced.person);
     this.sql.exec("INSERT OR REPLACE INTO displaced (person, path, version, at, by) VALUES (?, ?, ?, ?, ?)", person, path, displaced.version, at, by.label);
-    // Capped per person (review 355: a member's 300 blind writes over a second account's files pushed out the owner's note).
-    this.sql.exec("DELETE FROM displaced WHERE rowid IN (SELECT rowid FROM displaced WHERE person = ? ORDER BY rowid DESC LIMIT -1 OFFSET ?)", person, MAX_DISPLACED_EACH);
-    this.sql.exec("DELETE FROM displaced WHERE (SELECT COUNT(*) FROM displaced) > ? AND rowid = (SELECT rowid FROM displaced WHERE person = (SELECT person FROM displaced GROUP BY person ORDER BY COUNT(*) DESC LIMIT 1) ORDER BY rowid LIMIT 1)", MAX_DISPLACED);
-    this.count = undefined;
+    this.rows.capped(person);
   }
 
   /** After `by` changed `path` (inside the change's transaction): their own note on it dropped where the change
@@ -52,26 +45,22 @@ export class DisplacedNotes {
   answered(path: string, by: Person, restores: (version: number) => boolean): void {
     const note = this.peek(path, by);
     if (!note || !restores(note.version)) return;
-    this.sql.exec("DELETE FROM displaced WHERE path = ? AND person IN (?, ?)", path, ...keysOf(by));
-    this.count = undefined;
+    this.sql.exec("DELETE FROM displaced WHERE path = ? AND person IN (?, ?)", path, ...personKeys(by));
+    this.rows.removed();
   }
 
   /** `reader`'s note on `path`, taken: it is told once. */
   take(path: string, reader: Person): Displaced | undefined {
-    if (this.counted() === 0) return undefined;
-    const row = this.sql.exec<{ version: number; at: number; by: string }>("DELETE FROM displaced WHERE path = ? AND person IN (?, ?) RETURNING version, at, by", path, ...keysOf(reader)).toArray()[0];
-    if (row && this.count !== undefined) this.count--;
+    if (this.rows.counted() === 0) return undefined;
+    const row = this.sql.exec<{ version: number; at: number; by: string }>("DELETE FROM displaced WHERE path = ? AND person IN (?, ?) RETURNING version, at, by", path, ...personKeys(reader)).toArray()[0];
+    if (row) this.rows.removed(1);
     return row && { version: row.version, at: row.at, by: row.by };
   }
 
   /** `reader`'s note on `path`, left for their next read with a token that may change things. */
   peek(path: string, reader: Person): Displaced | undefined {
-    if (this.counted() === 0) return undefined;
-    return this.sql.exec<{ version: number; at: number; by: string }>("SELECT version, at, by FROM displaced WHERE path = ? AND person IN (?, ?)", path, ...keysOf(reader)).toArray()[0];
-  }
-
-  private counted(): number {
-    return (this.count ??= this.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM displaced").one().n);
+    if (this.rows.counted() === 0) return undefined;
+    return this.sql.exec<{ version: number; at: number; by: string }>("SELECT version, at, by FROM displaced WHERE path = ? AND person IN (?, ?)", path, ...personKeys(reader)).toArray()[0];
   }
 }
 
