@@ -31,9 +31,13 @@ const ROW_BYTES = 512;
 const HELD = "(ifnull(length(v.data), 0) + ifnull(length(v.lines), 0))";
 /** A `versions` row whose content can still be read (not dropped by the cap, not purged). */
 const KEPT = "(data IS NOT NULL AND pruned = 0 AND purged_at IS NULL)";
-/** Rows (of `table`, such as "v."; "" for the FROM's one table) someone other than the owner made, the owner's id
- *  and label given as parameters: people are told apart by id where stored, by label before. */
-const notOwners = (table: string) => `NOT (${table}author_id IS NOT NULL AND ${table}author_id = ?) AND NOT (${table}author_id IS NULL AND ${table}author = ?)`;
+/** Rows (of `table`, such as "v."; "" for the FROM's one table) a person made, told apart as samePerson tells them: by
+ *  id where both have one, else by label. `id` and `label` are the SQL parameters holding theirs (`hasId`: the person
+ *  has an id). Never NULL, so its NOT is sound. */
+const madeBy = (hasId: boolean, id: string, label: string, table = "") =>
+  hasId ? `((${table}author_id IS NOT NULL AND ${table}author_id = ${id}) OR (${table}author_id IS NULL AND ${table}author = ${label}))` : `${table}author = ${label}`;
+/** Rows someone other than the owner made, the owner's id and label given as parameters (an owner has an id). */
+const notOwners = (table: string) => `NOT ${madeBy(true, "?", "?", table)}`;
 /** Versions stored as what they add at most in a row before one is stored whole: a read of any version reads at most
  *  this many rows (and never more bytes than the version holds). */
 const MAX_CHAIN = 256;
@@ -623,13 +627,13 @@ export class VersionedFiles {
     // Read with every head: a head the reader made (the common case) costs one row.
     const head = this.sql.exec<{ version: number; author: string; author_id: string | null; size: number; kept: number }>(`SELECT version, author, author_id, size, ${KEPT} AS kept FROM versions WHERE path = ? ORDER BY version DESC LIMIT 1`, path).toArray()[0];
     if (!head || samePerson(personOf(head), reader)) return undefined;
-    const readers = reader.id !== undefined ? "(author_id = ?2 OR (author_id IS NULL AND author = ?3))" : "author = ?3";
-    const mine = this.sql.exec<{ version: number }>(`SELECT version FROM versions WHERE path = ?1 AND op <> 'delete' AND ${readers} ORDER BY version DESC LIMIT 1`, path, reader.id ?? null, reader.label).toArray()[0];
+    const hasId = reader.id !== undefined;
+    const mine = this.sql.exec<{ version: number }>(`SELECT version FROM versions WHERE path = ?1 AND op <> 'delete' AND ${madeBy(hasId, "?2", "?3")} ORDER BY version DESC LIMIT 1`, path, reader.id ?? null, reader.label).toArray()[0];
     if (!mine) return undefined;
     const read = seen !== undefined && seen > mine.version;
     const yours = read ? seen : mine.version;
     // Theirs since: neither the reader's own (deletions) nor the server's merge or the installer's.
-    const since = `FROM versions WHERE path = ?1 AND version > ?2 AND author NOT IN (?3, ?4) AND NOT ${readers.replaceAll("?2", "?5").replaceAll("?3", "?6")}`;
+    const since = `FROM versions WHERE path = ?1 AND version > ?2 AND author NOT IN (?3, ?4) AND NOT ${madeBy(hasId, "?5", "?6")}`;
     const params = [path, yours, SERVER_MERGE, INSTALLER.label, reader.id ?? null, reader.label];
     const { n, first, last } = this.sql.exec<{ n: number; first: number | null; last: number | null }>(`SELECT COUNT(*) AS n, MIN(version) AS first, MAX(version) AS last ${since}`, ...params).one();
     if (!n) return undefined;
