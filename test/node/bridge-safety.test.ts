@@ -607,6 +607,10 @@ describe("odd files: a listing goes on, and every refusal names the file, what i
     const missing = await files(client, { action: "list", path: "not-made-yet-224/*" });
     expect(missing.isError).toBe(false);
     expect(missing.text).not.toMatch(/permission|chmod/);
+    // A brace list is literal here, and said so where it matched nothing (review 372), as on the remote.
+    const braces = await files(client, { action: "list", path: "odd222/{ok,big}.md" });
+    expect(braces.isError).toBe(true);
+    expect(braces.text).toBe('No file matches "odd222/{ok,big}.md". "{ok,big}" is literal here (only *, ** and ? are wildcards): give each alternative its own pattern, or use * or ?.');
     // Said once, by its project path, with a fix that fits the action; "outside the allowed roots" only where true.
     const read = await files(client, { action: "read", path: "odd222/hard.md" });
     expect(read.text).toMatch(/^odd222\/hard\.md: is a hard link, another name of a file that may hold anything: no tool reads one\. Copy the file instead\.$/);

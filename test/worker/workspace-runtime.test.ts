@@ -401,6 +401,12 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     );
     // Not a glob whose name is only its extension: `**/*` would name every folder, none of which holds a diff (review 265).
     expect((await ada.files({ action: "list", project, path: "**/*.diff" })).text).toBe('0 files match "**/*.diff":');
+    // A shell's brace list or bracket class is literal here, and said so where it matched nothing (review 372).
+    const braces = await ada.files({ action: "list", project, path: "_bmad-output/planning-artifacts/{prd,brief}*.md" });
+    expect(braces.isError).toBe(true);
+    expect(braces.text).toBe('No file matches "_bmad-output/planning-artifacts/{prd,brief}*.md". "{prd,brief}" is literal here (only *, ** and ? are wildcards): give each alternative its own pattern, or use * or ?.');
+    expect((await ada.files({ action: "history", project, path: "_bmad-output/[ab].md" })).text).toMatch(/ "\[ab\]" is literal here \(only \*, \*\* and \? are wildcards\)/);
+    expect((await ada.call(TOOL.bmadResources, { operation: "list", pattern: "bmm/**/{prd,arch}*.md" })).text).toMatch(/^No files match "bmm\/\*\*\/\{prd,arch\}\*\.md"\. "\{prd,arch\}" is literal here/);
     expect((await ada.files({ action: "list", project, path: "{doc_workspace}/**" })).text).toMatch(/^Fill in \{doc_workspace\} first/);
     expect((await ada.files({ action: "read", project, path: "{doc_workspace}/.memlog.md" })).text).toMatch(/^Fill in \{doc_workspace\} first/);
     const noProject = await ada.call(TOOL.bmadFiles, { action: "list" });

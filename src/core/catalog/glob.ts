@@ -40,6 +40,13 @@ export function literalFolder(pattern: string): string {
   return segments.slice(0, wild === -1 ? -1 : wild).join("/");
 }
 
+/** Shell glob syntax this matcher takes literally, `{a,b}` or `[abc]`, named where a pattern holding it matched nothing
+ *  (review 372: a brace list listed "0 files", read as "there are none"). */
+export function literalSyntaxNote(pattern: string): string | undefined {
+  const found = /\{[^{},]*,[^{}]*\}|\[[^\]]+\]/.exec(pattern)?.[0];
+  return found && ` ${JSON.stringify(found)} is literal here (only *, ** and ? are wildcards): give each alternative its own pattern, or use * or ?.`;
+}
+
 export type GlobCompile = Result<{ glob: Glob }>;
 
 /** `**` any depth, `*` within a segment, `?` one character; everything else is literal. */

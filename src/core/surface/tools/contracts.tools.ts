@@ -2,7 +2,7 @@
 import * as z from "zod";
 import type { RecordKind } from "../../catalog/bundle.js";
 import { shortName } from "../../catalog/names.js";
-import { compileGlob, tooCostly, type Glob } from "../../catalog/glob.js";
+import { compileGlob, literalSyntaxNote, tooCostly, type Glob } from "../../catalog/glob.js";
 import { bmadUri, checkBundlePath } from "../../catalog/paths.js";
 import { search } from "../../catalog/search.js";
 import { TOOL } from "../names.js";
@@ -73,6 +73,8 @@ export const bmadResourcesTool = defineTool({
         const shown = paths.slice(0, LIST_LIMIT).map(bmadUri);
         const more = paths.length > LIST_LIMIT ? `\n(${paths.length - LIST_LIMIT} more; narrow the pattern)` : "";
         // Kept: the same pattern lists the same files until the bundle changes.
+        const syntax = shown.length ? undefined : literalSyntaxNote(args.pattern ?? "");
+        if (syntax) return fail(`No files match "${args.pattern}".${syntax}`);
         return { ok: true, text: (shown.join("\n") || `No files match "${args.pattern}".`) + more, kept: true };
       }
       case "modules": {

@@ -6,7 +6,7 @@ import { answersHint, holdsInstallerAnswers, isSecretKey, isServedStandIn, maySe
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
 import { absoluteRefusal, backslashRefusal, checkWorkspacePath, checkWritablePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, shownPath, terminalText, unicodeForms, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
 import { parse as parseToml } from "smol-toml";
-import { compileGlob } from "../../catalog/glob.js";
+import { compileGlob, literalSyntaxNote } from "../../catalog/glob.js";
 import { parseBoundedToml } from "../../yaml.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
@@ -513,7 +513,7 @@ export const bmadFilesTool = defineTool({
             const page = await files.history(path, { before: args.version, limit: HISTORY_PAGE + 1 });
             // A glob where no file has that name: this door lists no changes across files (review 380: "No file *.md").
             if (!page.ok && page.kind === "not_found" && /[*?]/.test(path)) return fail(`${TOOL.bmadFiles} "history" with a glob lists what changed across a remote workspace's files; here, give one file's path (its kept copies).`);
-            if (!page.ok && page.kind === "not_found") return fail(`${page.error}${await inHiddenShare(files, path)}`);
+            if (!page.ok && page.kind === "not_found") return fail(`${page.error}${literalSyntaxNote(path) ?? await inHiddenShare(files, path)}`);
             // The older versions a workspace keeps, counted (review 255: "Versions 1 to 100 are older" of 74 kept).
             const older = page.ok && page.value.length > HISTORY_PAGE && store.folder === undefined ? await olderKept(files, path, page.value[HISTORY_PAGE - 1]!.version, HISTORY_PAGE) : undefined;
             return result(page, (versions) => historyPage(path, versions, args.version, store.folder !== undefined, (at) => shownAt(files, at), older));
@@ -688,6 +688,8 @@ async function listAction(files: WorkspaceFiles, path: string): Promise<ToolOutc
   const glob = isFolder ? (trimmed ? `${trimmed}/**` : "**") : path;
   const listed = await files.list(glob);
   if (!listed.ok) return fail(listed.error);
+  const syntax = listed.value.length ? undefined : literalSyntaxNote(glob);
+  if (syntax) return fail(`No file matches ${JSON.stringify(glob)}.${syntax}`);
   if (listed.value.length || literal) return listFiles(glob, listed.value, listed);
   const near = await nearMatches(files, glob);
   if (!near.folders.length && !near.deeper.length) return listFiles(glob, [], listed);
