@@ -104,7 +104,7 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
       const options = { dir, remote: remote.url.href, workspace, force: args.force === true, forcePaths: new Set(forcePaths), again, say, bmadScripts: await bmadScripts(embedded) };
       const result = await (command === "pull" ? pull(options) : push(options));
       await client.close().catch(() => undefined);
-      return print(command, project, remote.url.href, dir, result, [...workspace.displaced.values()].sort());
+      return print(command, project, remote.url.href, dir, result, [...workspace.told.values()].sort());
     };
     // A server's origin without its endpoint answers 404 (review 208: "--remote http://127.0.0.1:8787").
     const endpointHint = (message: string) => (/\b404\b/.test(message) && !remote.url.pathname.endsWith("/mcp") ? ` Is the endpoint ${new URL("/mcp", remote.url).href}? Name it with --remote.` : "");
@@ -151,11 +151,11 @@ export async function runSyncCommand(command: "pull" | "push", argv: string[], e
   }
 }
 
-/** `displaced`: what the remote told with the command's reads, which it tells once (RemoteWorkspace.displaced): said
+/** `told`: what the remote told with the command's reads, which it tells once (RemoteWorkspace.told): said
  *  whether the command went on or not. */
-function print(command: "pull" | "push", project: string, remote: string, dir: string, result: SyncResult, displaced: string[]): number {
+function print(command: "pull" | "push", project: string, remote: string, dir: string, result: SyncResult, told: string[]): number {
   const report = result.report ?? new Report();
-  const lines = [...report.lines(), ...displaced];
+  const lines = [...report.lines(), ...told];
   if (result.ok) {
     const what = command === "pull" ? `Pulled "${project}" from ${remote} into ${dir}` : `Pushed ${dir} to "${project}" on ${remote}`;
     lines.push(`${what}: ${report.summary()}`);

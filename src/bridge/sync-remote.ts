@@ -12,6 +12,7 @@ import { count as n } from "../core/count.js";
 import type { Result } from "../core/result.js";
 import type { ByOthers } from "../core/workspace/line-authors.js";
 import { isOneLine } from "../core/lines.js";
+import { changedSinceNote, SHOWN_VERSIONS } from "../core/workspace/changed-since.js";
 import { remoteText } from "./bounded-fetch.js";
 
 export interface RemoteFile {
@@ -43,10 +44,24 @@ const AUTHOR = z.string().min(1).max(300).refine(isOneLine).optional().catch(und
 /** The caller's own version another's change replaced without naming it, which the server tells once, with a read
  *  (another shape is none). */
 const DISPLACED = z.object({ version: z.number().int().min(1), at: z.number().int().min(1), by: z.string().min(1).max(300).refine(isOneLine), readOnly: z.literal(true).optional() }).optional().catch(undefined);
+/** What others changed in a file since the caller's own last version (ChangedSince), which the server also tells once,
+ *  with a read (another shape is none). */
+const CHANGED_SINCE = z
+  .object({
+    yours: z.number().int().min(1),
+    read: z.literal(true).optional(),
+    versions: z.array(z.number().int().min(1)).min(1).max(SHOWN_VERSIONS),
+    count: z.number().int().min(1),
+    by: z.array(z.string().min(1).max(300).refine(isOneLine)).min(1).max(5),
+    added: z.number().int().min(0).optional(),
+    removed: z.number().int().min(0).optional(),
+  })
+  .optional()
+  .catch(undefined);
 /** `sha256` is of the bytes stored, or of the text served where that is not them: `redacted`, a config file served
  *  without its secret-looking keys; `not_utf8`, a file whose text has U+FFFD for bytes that are not UTF-8. `bom`: the
  *  file starts with a byte order mark, which the text served leaves out. */
-const READ = z.object({ path: z.string(), version: z.number().int().min(1), sha256: z.string(), redacted: z.boolean().optional(), not_utf8: z.boolean().optional(), bom: z.boolean().optional(), author: AUTHOR, others: z.array(z.unknown()).optional(), changed_by_other: z.boolean().optional(), displaced: DISPLACED });
+const READ = z.object({ path: z.string(), version: z.number().int().min(1), sha256: z.string(), redacted: z.boolean().optional(), not_utf8: z.boolean().optional(), bom: z.boolean().optional(), author: AUTHOR, others: z.array(z.unknown()).optional(), changed_by_other: z.boolean().optional(), displaced: DISPLACED, changed_since: CHANGED_SINCE });
 /** A line author as the server names one: their label (one line) and the lines, or "all" or "some". */
 const OTHER = z.object({ by: z.string().min(1).max(300).refine(isOneLine), lines: z.string().max(4000).regex(/^(all|some|[\d, -]+( \(ranges joined\))?)$/), with_you: z.literal(true).optional() });
 const WRITTEN = z.object({ version: z.number().int().min(1) });
@@ -95,9 +110,9 @@ const authRefusal = (error: unknown) =>
 export class RemoteWorkspace {
   private readonly deadline = AbortSignal.timeout(SYNC_DEADLINE_MS);
   /** What the remote told the user with this command's reads, one line a file: their version another's change replaced
-   *  without naming it. The remote tells it once, so the command says it, whatever else it does (review 355: a pull
-   *  used it up unseen, the pulled file silently holding the other's version). */
-  readonly displaced = new Map<string, string>();
+   *  without naming it, or what others changed since their own. The remote tells each once, so the command says it,
+   *  whatever else it does (review 355: a pull used it up unseen, the pulled file silently holding the other's version). */
+  readonly told = new Map<string, string>();
 
   /** `signIn`: waits for the browser after the server asked for a new sign-in (bmad:write for a push). */
   constructor(
@@ -225,7 +240,8 @@ export class RemoteWorkspace {
     if (!out.ok) return out;
     const meta = READ.safeParse(out.value.structured);
     if (!meta.success || meta.data.path !== path || (version !== undefined && meta.data.version !== version)) return { ok: false, error: `${path}: the remote's answer does not describe this file; nothing was written.` };
-    if (meta.data.displaced) this.displaced.set(path, displacedLine(path, meta.data.displaced));
+    if (meta.data.displaced) this.told.set(path, displacedLine(path, meta.data.displaced));
+    else if (meta.data.changed_since) this.told.set(path, `${path}: ${changedSinceNote(meta.data.changed_since)}.`);
     const newline = out.value.text.indexOf("\n");
     const served = Buffer.from(newline < 0 ? "" : out.value.text.slice(newline + 1), "utf8");
     // The byte order mark the text served leaves out goes back: the file's bytes, exactly (review 300: without it a

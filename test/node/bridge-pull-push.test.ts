@@ -893,7 +893,7 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
     expect(existsSync(ciConfig)).toBe(false);
   }, 60_000);
 
-  it("says on a pull the user's version another member's write replaced, which the remote tells once, with the read (review 355)", async () => {
+  it("says on a pull the user's version another member's write replaced, and what others changed since theirs, which the remote tells once, with the read (reviews 355, 372)", async () => {
     const name = `team-${Date.now().toString(36)}`;
     const path = "_bmad-output/implementation-artifacts/sprint-status.yaml";
     const bobEmail = "bob-355@example.com";
@@ -920,6 +920,15 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
       // Told once: the pull's read took it, so a second pull says nothing more.
       const again = await headless(["pull", "--remote", remote, "--project", shared, "--dir", join(tmp.dir, "bob-355")], { BMAD_MCP_TOKEN: bob });
       expect(again.stdout).not.toContain("your version");
+      // What others changed since the user's own version, which the read tells once too, is said by the pull that read
+      // it, not used up unseen (review 372).
+      expect((await bobCall("bmad-files", { project: shared, action: "write", path, content: "1-1: done\n1-2: backlog\n", if_version: 3 })).isError).toBeFalsy();
+      expect((await call("bmad-files", { project: name, action: "write", path, content: "1-1: done\n1-2: backlog\n1-3: backlog\n", if_version: 4 })).isError).toBe(false);
+      const changed = await headless(["pull", "--remote", remote, "--project", shared, "--dir", join(tmp.dir, "bob-355")], { BMAD_MCP_TOKEN: bob });
+      expect(changed.code, changed.stderr).toBe(0);
+      expect(changed.stdout.split("\n")).toContain(`${path}: changed by others since your v4: v5 by ${owner} (+1 −0 lines).`);
+      const quiet = await headless(["pull", "--remote", remote, "--project", shared, "--dir", join(tmp.dir, "bob-355")], { BMAD_MCP_TOKEN: bob });
+      expect(quiet.stdout).not.toContain("changed by others");
     } finally {
       await asBob.close();
     }
