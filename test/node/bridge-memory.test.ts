@@ -435,6 +435,10 @@ describe("the kit around memory", () => {
     expect((await call("get_workflow_status", { run_id: "run-1" })).structured).toMatchObject({ workflow: "prd", status: "completed" });
     expect((await call("get_workflow_status", { branch: "../../etc" })).text).toMatch(/not a branch name/);
     expect((await call("get_workflow_status", { run_id: "nope" })).text).toMatch(/No run "nope" on branch main/);
+    // Controls in the id come back written out, never raw (review 390: a NUL and a right-to-left override).
+    const hostile = (await call("get_workflow_status", { run_id: "a\u0000\u202eb" })).text;
+    expect(hostile).toMatch(/^No run "a.+b" on branch main/);
+    expect(hostile).not.toMatch(/[\u0000\u202e]/);
     // The newest by when they were written, not by name (review 32: 100 runs on a branch named "0" hid the user's).
     const old = new Date("2020-01-01T00:00:00Z");
     for (let i = 0; i < 100; i++) {

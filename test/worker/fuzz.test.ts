@@ -6,11 +6,12 @@
 // Stateful (review 197): Alice and Bob, whom she shares her project with, work it for many steps, each a call drawn
 // from real-looking values (BMAD's paths, skill renders, memlog lines, versions earlier answers gave, a few hostile
 // strings) and checked against a model of what the answers acknowledged. Its length and seed come from
-// BMAD_FUZZ_STEPS and BMAD_FUZZ_SEED (300 and 1), which global-setup.ts hands over from the shell; a long run:
+// BMAD_FUZZ_STEPS and BMAD_FUZZ_SEED (300 and 1), which global-setup.ts hands over from the shell (the schema fuzz's:
+// BMAD_FUZZ_RUNS and BMAD_FUZZ_SEED, 400 and 31); a long run:
 //   BMAD_FUZZ_STEPS=5000 BMAD_FUZZ_SEED=7 npx vitest run --config vitest.worker.config.ts test/worker/fuzz.test.ts
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, expect, inject, it, vi } from "vitest";
-import { historyGap } from "../../scripts/mcp-user.js";
+import { historyGap, wholeHistory } from "../../scripts/mcp-user.js";
 import { withBearer } from "../../scripts/oauth-client.js";
 import { compileGlob } from "../../src/core/catalog/glob.js";
 import { TOOL } from "../../src/core/surface/names.js";
@@ -24,7 +25,8 @@ import { rawCall, signInAs, unique, type Person } from "./workspace-users.js";
 // client (review 146).
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 60_000 });
 
-const RUNS = 400;
+/** The schema fuzz's calls and seed: BMAD_FUZZ_RUNS and BMAD_FUZZ_SEED (400 and 31), as global-setup.ts hands them over. */
+const schema = inject("schemaFuzz");
 const SECRETS = ["SECRET-EVE-FILE-5a9c", "SECRET-EVE-SESSION-0e47", "SECRET-EVE-MEMORY-77b1"];
 let ada: Person;
 /** Eve's project and session: names for the others to send where they reach nothing. */
@@ -63,7 +65,7 @@ beforeAll(async () => {
 afterAll(() => client?.close());
 
 it("answers every tool's generated calls without a crash, a leak or a polluted prototype", async () => {
-  const { tools } = await fuzzTools(door, { seed: 31, numRuns: RUNS });
+  const { tools } = await fuzzTools(door, { seed: schema.seed, numRuns: schema.runs });
   expect(tools.length).toBeGreaterThan(20);
 });
 
@@ -168,7 +170,9 @@ async function statefulFuzz(steps: number, seed: number): Promise<string[]> {
   async function checkHistory(who: Person, ref: string, path: string): Promise<void> {
     const history = await call(who, TOOL.bmadFiles, { action: "history", project: ref, path });
     if (!history.ok) return;
-    const versions = history.structured.versions as Array<{ version: number }>;
+    // Page by page (review 390: a file of more than a page's versions read as a history that starts at 52).
+    const versions = history.structured.next === undefined ? (history.structured.versions as Array<{ version: number }>) : await wholeHistory((before) => call(who, TOOL.bmadFiles, { action: "history", project: ref, path, ...(before === undefined ? {} : { version: before }) }));
+    if (!versions) return;
     const gap = history.structured.older ? undefined : historyGap(versions);
     if (gap) findings.push(`${path}: ${gap}: ${lastCall}`);
     const newest = Math.max(...versions.map((v) => v.version));

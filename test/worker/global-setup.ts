@@ -20,6 +20,8 @@ export default async function setup(project: TestProject): Promise<void> {
   project.provide("classicBundle", { manifest: classic.manifest, blobs: Object.fromEntries([...classic.blobs].map(([sha, bytes]) => [sha, decoder.decode(bytes)])) });
   // The stateful fuzz's length and seed (fuzz.test.ts): workerd sees none of this shell's environment.
   project.provide("statefulFuzz", { steps: wholeNumber("BMAD_FUZZ_STEPS", 300), seed: wholeNumber("BMAD_FUZZ_SEED", 1) });
+  // The schema fuzz's too, as the bridge's takes them (review 390: a new seed never reached the remote's schemas).
+  project.provide("schemaFuzz", { runs: wholeNumber("BMAD_FUZZ_RUNS", 400), seed: wholeNumber("BMAD_FUZZ_SEED", 31) });
 }
 
 declare module "vitest" {
@@ -27,5 +29,6 @@ declare module "vitest" {
     bundle: SeedBundle;
     classicBundle: SeedBundle;
     statefulFuzz: { steps: number; seed: number };
+    schemaFuzz: { runs: number; seed: number };
   }
 }

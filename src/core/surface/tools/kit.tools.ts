@@ -9,6 +9,7 @@ import { checkBranch, DEFAULT_BRANCH, listRuns, newestWritten, readRun, RUNS_DIR
 import { newestFirst, sessionPlace, type ListPlace, type UnreadableSession } from "../../delivery/store.js";
 import type { SessionSummary } from "../../delivery/session.js";
 import type { WorkspaceFiles } from "../../workspace/store.js";
+import { printable } from "../../workspace/paths.js";
 import type { SurfaceDeps } from "../deps.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool, READ_ONLY } from "../tool.js";
@@ -51,7 +52,7 @@ export const getWorkflowStatus = defineTool({
       if (broken && !broken.ok) return fail(broken.error);
       if (newest[0]) return showRun(newest[0].place, newest[0].value, newest.length - 1);
       if (session && !places.length) return stored(deps, session);
-      return fail(`No run "${run_id.slice(0, 100)}" on branch ${checked.value} (${RUNS_DIR}/${checked.value}/{run_id}/state.json)${onMain && sessions ? " and no delivery session by that name" : ""}: list_sessions lists both.`);
+      return fail(`No run "${printable(run_id)}" on branch ${checked.value} (${RUNS_DIR}/${checked.value}/{run_id}/state.json)${onMain && sessions ? " and no delivery session by that name" : ""}: list_sessions lists both.`);
     }
     const runs = (await allRuns(own, checked.value)).runs;
     // The one changed last, among the newest made: sessions list by when they were made (a stable page order).
