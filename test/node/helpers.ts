@@ -2,7 +2,7 @@
 // trees, the built bridge driven over stdio, and whether a process still runs.
 import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -11,6 +11,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { afterAll, beforeAll, inject } from "vitest";
 import { csv } from "../../src/compiler/parse";
 import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
+import { locksFolderPath } from "../../src/bridge/file-lock.js";
 
 const run = promisify(execFile);
 export const ROOT = resolve(import.meta.dirname, "../..");
@@ -18,8 +19,34 @@ export const PKG = join(ROOT, "node_modules");
 
 export function tempDir(prefix: string): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), `bmad-${prefix}-`));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    cleanup: () => {
+      dropKeptCopies(dir);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
+
+/** Removes what bridges kept in the user's cache for projects in `dir` (kept-versions.ts: a folder per project root,
+ *  named by its path's digest, swept only after a week idle): a test's projects go with its temp folder, so do theirs
+ *  (review 389: 11,386 test projects' folders, 2.2 GB, and every sweep's stats of them). Roots up to three deep. */
+function dropKeptCopies(dir: string): void {
+  const kept = locksFolderPath("kept");
+  const walk = (folder: string, depth: number): void => {
+    rmSync(join(kept, createHash("sha256").update(folder).digest("hex").slice(0, 32)), { recursive: true, force: true });
+    if (depth === 0) return;
+    const entries = readdirSync(folder, { withFileTypes: true });
+    for (const e of entries) if (e.isDirectory() && !SKIPPED_FOLDERS.has(e.name)) walk(join(folder, e.name), depth - 1);
+  };
+  try {
+    walk(realpathSync(dir), 3);
+  } catch {
+    // gone already, or unreadable: nothing of it to find
+  }
+}
+/** Folders no test makes a project in: BMAD's own and tools'. */
+const SKIPPED_FOLDERS = new Set([".git", "node_modules", "_bmad", "_bmad-output", ".claude", ".bmad-mcp"]);
 
 /** The real Worker in workerd (Miniflare), from the bundle global-setup.ts made for this run. */
 export function localWorker(options: { bundleDir?: string; bindings?: Record<string, string> } = {}): Promise<LocalWorker> {
