@@ -8,11 +8,11 @@ import { constants } from "node:fs";
 import { access, lstat, readdir, realpath, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { resolveBounded } from "../compiler/files.js";
-import { compileGlob, literalFolder, tooCostly } from "../core/catalog/glob.js";
+import { literalFolder, tooCostly } from "../core/catalog/glob.js";
 import { count as n } from "../core/count.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
 import { mayServeAsConfig, servedWithout } from "../core/catalog/config.js";
-import { checkWorkspacePath, machineryName } from "../core/workspace/paths.js";
+import { checkWorkspacePath, compilePathGlob, machineryName } from "../core/workspace/paths.js";
 import { type FileContent, type FileEntry, type HistoryPage, type Listing, type ProjectInfo, type ReadOptions, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsError, type WsResult } from "../core/workspace/store.js";
 import { HARD_LINK_READ, isInside, permissionFix, posixRelative, writerLeftover } from "./confined-fs.js";
 import { CHANGED_MEANWHILE, MAX_READ, type NodeRuntimeFs } from "./runtime-fs.js";
@@ -397,11 +397,11 @@ class LocalFiles implements WorkspaceFiles {
    *  entries' kinds: nothing is looked up from the root name by name (a chain 1,200 folders deep took a listing 51 s).
    *  The walk keeps push's caps, and says which cut it. */
   async list(glob = "**"): Promise<Listing> {
-    const compiled = compileGlob(glob);
+    // A glob that is no project path's (`/docs/*`, `../*`, `.git/*`) is refused as that path is (compilePathGlob).
+    const compiled = compilePathGlob(glob);
     if (!compiled.ok) return invalid(compiled.error);
     const start = literalFolder(glob);
-    // A start that is no project path (`/docs`, `docs//x`, `..`) or one a walk leaves out (`node_modules`) lists nothing.
-    if (start && !checkWorkspacePath(start).ok) return { ok: true, value: [] };
+    // A start a walk leaves out (`node_modules`) lists nothing.
     const startNames = start ? start.split("/") : [];
     for (const [i, name] of startNames.entries()) {
       if (unlisted(name) || !(await walked(name, join(this.root, ...startNames.slice(0, i + 1))))) return { ok: true, value: [] };

@@ -5,10 +5,10 @@
 import * as z from "zod";
 import { DurableObject } from "cloudflare:workers";
 import { count as n, shownTime } from "../core/count.js";
-import { compileGlob, tooCostly, type Glob } from "../core/catalog/glob.js";
+import { tooCostly, type Glob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll, DELETED_SHOWN, folderOf, HISTORY_PAGE, MAX_FILE_BYTES, MAX_FILES, MAX_LISTED, MAX_PROJECT_BYTES, MAX_SHARES } from "../core/workspace/limits.js";
-import { checkWorkspacePath, checkWritablePath, shownHandle } from "../core/workspace/paths.js";
+import { checkWorkspacePath, checkWritablePath, compilePathGlob, printable, shownHandle } from "../core/workspace/paths.js";
 import { readAccessRefusal, type Access, type AuthoredEntry, type ChangedFile, type Configured, type DeletedFile, type FileContent, type HistoryPage, type RemovedEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
 import type { ListingColumns } from "./workspace-listing.js";
@@ -640,14 +640,14 @@ export class WorkspaceProject extends DurableObject {
 
   /** The project's files `glob` matches, past the gate for `need`; none is "not_found", its message ending `noneThen`. */
   private matching(caller: Caller, glob: string, need: "read" | "write", noneThen: string): DoResult<{ g: { meta: Meta; access: Access }; paths: string[] }> {
-    const compiled = compileGlob(glob);
+    const compiled = compilePathGlob(glob);
     if (!compiled.ok) return fail("invalid", compiled.error);
     const g = this.gate(caller, need);
     if (!g.ok) return g;
     this.writeMemories(g.meta);
     const { paths } = this.files.current().match(compiled.glob);
     if (compiled.glob.exhausted) return fail("invalid", tooCostly(compiled.glob, `${g.meta.name}'s files`));
-    if (!paths.length) return fail("not_found", `No file of project "${g.meta.name}" matches ${JSON.stringify(glob)}${noneThen}`);
+    if (!paths.length) return fail("not_found", `No file of project "${g.meta.name}" matches "${printable(glob)}"${noneThen}`);
     return { ok: true, value: { g, paths } };
   }
 
@@ -720,7 +720,7 @@ export class WorkspaceProject extends DurableObject {
 
   /** The project and `glob` compiled, for what only its owner does to its history. */
   private ownersHistory(caller: Caller, glob: string, what: "purge" | "unpurge"): { ok: true; meta: Meta; glob: Glob } | DoError {
-    const compiled = compileGlob(glob);
+    const compiled = compilePathGlob(glob);
     if (!compiled.ok) return fail("invalid", compiled.error);
     const g = this.gate(caller, "read");
     if (!g.ok) return g;
@@ -768,7 +768,7 @@ export class WorkspaceProject extends DurableObject {
   }
 
   list(caller: Caller, glob = "**"): DoResult<ListingColumns> {
-    const compiled = compileGlob(glob);
+    const compiled = compilePathGlob(glob);
     if (!compiled.ok) return fail("invalid", compiled.error);
     const g = this.gate(caller, "read");
     if (!g.ok) return g;

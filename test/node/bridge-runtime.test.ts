@@ -670,6 +670,10 @@ describe("bmad-files on the bridge", () => {
     expect(await files({ action: "write", path: join(dir, "notes/b.md"), content: "abs" })).toMatchObject({ isError: false, text: expect.stringMatching(/^Wrote notes\/b\.md/) });
     expect(readFileSync(join(dir, "notes/b.md"), "utf8")).toBe("abs");
     expect(await files({ action: "read", path: "/etc/hosts" })).toMatchObject({ isError: true, text: expect.stringMatching(/is absolute/) });
+    // A glob no project path takes is refused for what it is, by list and history alike, as on a workspace (review 390).
+    for (const [glob, why] of [["../*", /^Path "\.\.\/\*" contains "\.\.", which leaves the project/], [".git/*", /^Path "\.git\/\*" is inside \.git\//], ["\u202e*", /^Path "\\u202e\*" contains a control character/i]] as const) {
+      for (const action of ["list", "history"]) expect(await files({ action, path: glob }), `${action} ${JSON.stringify(glob)}`).toMatchObject({ isError: true, text: expect.stringMatching(why) });
+    }
     // A scratch file BMAD keeps "in the system temp directory" (a review's diff, its claims): kept in the conversation,
     // never written into the project, where it would end up in the user's commits (review 160); one a step hands on by its
     // path (code-review's reviewers read {diff_file}), in the project until that step is done (review 213).

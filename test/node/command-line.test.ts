@@ -175,6 +175,12 @@ it("takes the read-only git lines bmad-run runs on the bridge as argv, options f
     "git diff -- .GIT/config": 'a path is no plain path in the project (relative, no "..", not into .git)',
     "git diff -- :(top)x": 'a path is no plain path in the project (relative, no "..", not into .git)',
     "git status && rm -rf x": '"&&" needs a shell',
+    // What a shell refuses too says what to fix, not that it needs one (review 390).
+    'git status > "unterminated': "a quote after the git command does not close: close it (a shell refuses the line too)",
+    "git status > out.txt 'unterminated": "a quote after the git command does not close: close it (a shell refuses the line too)",
+    "git status 2>": '"2>" names no file (a shell refuses the line too): drop it, and the output comes back in the answer',
+    "git status >": '">" names no file (a shell refuses the line too): drop it, and the output comes back in the answer',
+    "git status 2>/dev/null >> ": '">>" names no file (a shell refuses the line too): drop it, and the output comes back in the answer',
     "/usr/bin/git status": 'bmad-run runs git only as "git …"',
   };
   for (const [line, why] of Object.entries(refused)) expect(readOnlyGitLine(line), line).toEqual({ ok: false, why });

@@ -746,4 +746,25 @@ describe("history with a glob (review 368)", () => {
     expect((await mallory.files({ action: "history", project: name, path: "**" })).text).not.toContain("since your");
     expect((await olive.files({ action: "history", project: name, path: "nothing/**" })).text).toBe(`No file of project "${name}" matches "nothing/**". bmad-files "list" with "**" lists them all.`);
   });
+
+  it("refuses a glob no project path takes for what it is, as history and list of that path do (review 390)", async () => {
+    const name = unique("globpath");
+    expect((await olive.project({ action: "create", name })).isError).toBe(false);
+    expect((await olive.files({ action: "write", project: name, path: "docs/prd.md", content: "# PRD\n" })).isError).toBe(false);
+    const refused: Record<string, RegExp> = {
+      "../*": /^Path "\.\.\/\*" contains "\.\.", which leaves the project/,
+      "/**": /^Path "\/\*\*" is absolute/,
+      ".git/*": /^Path "\.git\/\*" is inside \.git\//,
+      "a\u0000*": /^Path "a\\u0000\*" contains a control character/,
+      "\u202e*": /^Path "\\u202e\*" contains a control character/i,
+    };
+    for (const [glob, why] of Object.entries(refused)) {
+      for (const action of ["history", "list"] as const) {
+        const out = await olive.files({ action, project: name, path: glob });
+        expect(out.isError, `${action} ${JSON.stringify(glob)}`).toBe(true);
+        expect(out.text, `${action} ${JSON.stringify(glob)}`).toMatch(why);
+        expect(out.text).not.toContain("\u202e");
+      }
+    }
+  });
 });

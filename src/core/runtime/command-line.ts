@@ -99,8 +99,23 @@ export function readOnlyGitLine(line: string): GitLine {
   const shellPart = line.slice(shellAt);
   const redirects = OUTPUT_REDIRECTS.exec(shellPart)?.[0] ?? "";
   // The words as sent: each passed the rules above, so none is free text.
-  if (redirects && !shellPart.slice(redirects.length).trim()) return { ok: false, why: "bmad-run writes no file", alone: words.join(" ") };
-  return { ok: false, why: `"${unquotedOperator(shellPart.slice(redirects.length))?.operator ?? operator.operator}" needs a shell` };
+  const after = shellPart.slice(redirects.length);
+  if (redirects && !after.trim()) return { ok: false, why: "bmad-run writes no file", alone: words.join(" ") };
+  // What a shell refuses too is named as itself, not as needing one (review 390: `git status 2>` "needs a shell").
+  if (!closesQuotes(shellPart)) return { ok: false, why: "a quote after the git command does not close: close it (a shell refuses the line too)" };
+  const bare = /^\s*(\d*>>?)\s*$/.exec(after)?.[1];
+  if (bare) return { ok: false, why: `"${bare}" names no file (a shell refuses the line too): drop it, and the output comes back in the answer` };
+  return { ok: false, why: `"${unquotedOperator(after)?.operator ?? operator.operator}" needs a shell` };
+}
+
+/** Whether every quote in `text` closes, as split() reads quotes. */
+function closesQuotes(text: string): boolean {
+  try {
+    split(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Redirects of a command's output at the start of a text, one or more: `> FILE`, `>> FILE`, `2>/dev/null`, `2>&1`, the

@@ -2,6 +2,7 @@
 // project is refused, never normalised: tool paths are taken as written (a "%2e%2e" is a file name),
 // URIs are percent-decoded once and the result is checked again.
 import { BMAD_SCHEME } from "../catalog/paths.js";
+import { compileGlob, type GlobCompile } from "../catalog/glob.js";
 import type { Result } from "../result.js";
 import { holdsLoneSurrogate, isOneLine, SHOWS_AS_NOTHING, writeOutInvisible } from "../lines.js";
 
@@ -92,6 +93,21 @@ export function checkWorkspacePath(raw: string): Checked<string> {
     if (machinery) return { ok: false, error: `Path "${printable(raw)}" is inside ${machinery}/ (as some file system reads "${printable(segment)}"): that is ${MACHINERY.get(machinery)}, not the project's content; no tool reads or writes it.` };
   }
   return { ok: true, value: raw };
+}
+
+/** A glob over a project's paths, compiled once it passes the rules a path does (`*` and `?` pass them as any letter
+ *  does): `../*`, `/**`, `.git/*` or one with a control character is refused for what it is, as a read of that path is,
+ *  rather than matching nothing (review 390: history with `../*` answered "No file … matches"). */
+export function compilePathGlob(glob: string): GlobCompile {
+  const compiled = compileGlob(glob);
+  if (!compiled.ok) return compiled;
+  // Of a folder's every file (`<path>/**`, as a pull lists one), the folder's path is what must pass: the wildcard after
+  // it may take the glob past a path's 512 characters (MAX_GLOB_LENGTH).
+  const checked = checkWorkspacePath(glob.replace(/(\/[*?]+)+$/, "") || glob);
+  if (checked.ok) return compiled;
+  // Said of the glob as given, where it fails as a whole too.
+  const whole = checkWorkspacePath(glob);
+  return whole.ok ? checked : whole;
 }
 
 const MAX_NAME_BYTES = 255;

@@ -490,7 +490,7 @@ export const bmadFilesTool = defineTool({
           if (lost) return fail(lost);
           // `*` and `?` are in no name a workspace takes (unportableName): a glob, each file it matches deleted as one is.
           if (files.removeMatching && /[*?]/.test(path)) {
-            if (args.if_version !== undefined) return fail(`bmad-files "delete" with a glob (${JSON.stringify(path)}) takes no "if_version": give one file's path for that.`);
+            if (args.if_version !== undefined) return fail(`bmad-files "delete" with a glob ("${printable(path)}") takes no "if_version": give one file's path for that.`);
             return result(await files.removeMatching(path), (r) => {
               const rule = "a glob deletes only files members last changed, never the owner's own work, BMAD's config files or what you may not delete";
               // Nothing deleted is no success, and names no one's project as changed (review 180).
@@ -505,7 +505,7 @@ export const bmadFilesTool = defineTool({
         case "history":
           // A glob (`*` and `?` are in no name a workspace takes): what changed across files, one line each.
           if (files.changes && /[*?]/.test(path)) {
-            if (args.version !== undefined) return fail(`bmad-files "history" with a glob (${JSON.stringify(path)}) takes no "version": give one file's path for its older versions.`);
+            if (args.version !== undefined) return fail(`bmad-files "history" with a glob ("${printable(path)}") takes no "version": give one file's path for its older versions.`);
             return result(await files.changes(path), (r) => done(changedFilesText(path, r.files, r.more, (at) => shownAt(files, at)), r));
           }
           // One more than a page: whether there is a next one.
