@@ -8,7 +8,7 @@ import type { BundleReader } from "../core/surface/reader.js";
 import { buildServer } from "../core/surface/server.js";
 import { STATIC_TOOLS } from "../core/surface/surface.js";
 import { parseToolsets, type ToolsetName } from "../core/surface/toolsets.js";
-import { authConfig, notAdmitted } from "./auth/config.js";
+import { authConfig, notAdmitted, ownerNoLongerAllowed } from "./auth/config.js";
 import { hasAuth, PropsSchema, SCOPES } from "./auth/identity.js";
 import { invalidToken } from "./auth/oauth-error.js";
 import { BundleMissingError, currentBundle } from "./bundle-store.js";
@@ -65,7 +65,8 @@ export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext
     if (error instanceof BundleMissingError) return jsonRpcError(503, error.message, { id });
     throw error;
   }
-  const workspaces = new DurableWorkspaceStore(env, workspaceCaller(props.data));
+  const rules = config.config;
+  const workspaces = new DurableWorkspaceStore(env, workspaceCaller(props.data), (owner) => ownerNoLongerAllowed(rules, owner));
   // Where the bridge pulls a workspace from, which renders name (review 265: the model does not know its connector's
   // URL). The Worker's entry answers only this server's own origin, checked again here as it was there.
   const origin = canonicalOrigin(env, new URL(request.url));

@@ -10,7 +10,7 @@ import type { InstallerAnswers } from "../core/workspace/installer.js";
 import type { ConfigFile } from "../core/workspace/setup.js";
 import { checkProjectCount, MAX_OFFERS_FROM_ONE_OWNER, MAX_OFFERS_SHOWN, MAX_PROJECTS } from "../core/workspace/limits.js";
 import { checkProjectName, parseProjectRef, shareHandle, shownHandle } from "../core/workspace/paths.js";
-import { OFFER_STEP, shownOffer, type ChangedFile, type Configured, type DeletedFile, type FileContent, type ManyRead, type ManyReadingFiles, type ProjectInfo, type ProjectSummary, type RemovedEntry, type ShareAccess, type VersionEntry, type WorkspaceStore, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
+import { OFFER_STEP, shownOffer, withOwnerNote, type ChangedFile, type Configured, type DeletedFile, type FileContent, type ManyRead, type ManyReadingFiles, type ProjectInfo, type ProjectSummary, type RemovedEntry, type ShareAccess, type VersionEntry, type WorkspaceStore, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Memory, MemResult } from "../core/memory/model.js";
 import type { Listed, MemoryFilter, MemoryOrder, ProjectMemory, Recalled } from "../core/memory/store.js";
 import type { Env } from "./env.js";
@@ -75,11 +75,20 @@ const configsOf = (files: Map<string, ConfigFile>) => [...files].map(([path, f])
 /** Plain objects for RPC (answers may come with null prototypes, which do not serialise). */
 const plain = (answers: InstallerAnswers): InstallerAnswers => JSON.parse(JSON.stringify(answers)) as InstallerAnswers;
 
+/** Whether a project's owner, as the project recorded them, no longer passes this server's access rules. */
+export type OwnerCheck = (owner: { id: string; label: string }) => boolean;
+
 export class DurableWorkspaceStore implements WorkspaceStore {
   constructor(
     private readonly env: Env,
     readonly caller: Caller,
+    private readonly ownerNoLongerAllowed: OwnerCheck = () => false,
   ) {}
+
+  /** Marks another's project whose owner no longer passes the access rules: asked only where an answer names them. */
+  private ownerMark(owner: string, label: string): { owner_not_allowed?: true } {
+    return this.ownerNoLongerAllowed({ id: owner, label }) ? { owner_not_allowed: true } : {};
+  }
 
   private index(handle: string) {
     return this.env.WORKSPACE_INDEX.get(this.env.WORKSPACE_INDEX.idFromName(handle));
@@ -139,6 +148,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
       return group.map((s): ProjectSummary => ({
         project: taken.has(s.name) || count.get(s.name)! > 1 ? `${s.name}@${ownerTag(s.owner)}` : s.name,
         name: s.name, owner: s.owner_label, access: s.access, ...(s.accepted ? {} : { pending: true as const }), ref: `${s.name}@${ownerTag(s.owner)}`,
+        ...this.ownerMark(s.owner, s.owner_label),
       }));
     };
     const own = owned.map((p): ProjectSummary => ({ project: p.name, name: p.name, owner: "you", access: "owner", created_at: p.created_at }));
@@ -185,7 +195,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     const found = await this.offerNamed(project);
     if (!found.ok) return found;
     const { owner, owner_label, name, access } = found.value;
-    return { ok: true, value: { project: `${name}@${ownerTag(owner)}`, name, owner: owner_label, access, pending: true } };
+    return { ok: true, value: { project: `${name}@${ownerTag(owner)}`, name, owner: owner_label, access, pending: true, ...this.ownerMark(owner, owner_label) } };
   }
 
   /** The offer `ref` names; where none is but the caller declined that project, the decline is taken back (accepting it
@@ -224,7 +234,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
     await this.index(mine).accept({ owner, owner_label: out.value.owner_label, name, access: out.value.access, at: this.now() });
     await Promise.all(out.value.handles.filter((h) => h !== mine).map((h) => this.index(h).revoke(owner, name)));
     const listed = (await this.projects()).find((p) => p.name === name && p.owner === out.value.owner_label && p.access !== "owner");
-    return { ok: true, value: listed ?? { project: `${name}@${ownerTag(owner)}`, name, owner: out.value.owner_label, access: out.value.access } };
+    return { ok: true, value: listed ?? { project: `${name}@${ownerTag(owner)}`, name, owner: out.value.owner_label, access: out.value.access, ...this.ownerMark(owner, out.value.owner_label) } };
   }
 
   async decline(project: string): Promise<WsResult<{ name: string; owner: string }>> {
@@ -300,13 +310,20 @@ export class DurableWorkspaceStore implements WorkspaceStore {
         return { ok: false, kind: "no_project", error: `${deletedOwn(name, standing.until)} Nothing was done. Shared with you under that name: ${theirs}; pass that to work there.` };
       }
     }
-    if (own && matches.length) return { ok: false, kind: "denied", error: `Only the owner of "${name}" (${matches[0]!.owner_label}) can share or delete it.` };
+    if (own && matches.length) return this.ownersRefusal({ ok: false, kind: "denied", error: `Only the owner of "${name}" (${matches[0]!.owner_label}) can share or delete it.` }, matches[0]!, ref);
     if (matches.length > 1) {
       return { ok: false, kind: "invalid", error: `Several projects named "${name}" are shared with you: ${matches.map((s) => `${name}@${ownerTag(s.owner)} (${s.owner_label})`).join(", ")}. Pass one of these.` };
     }
     const shared = matches[0];
-    const out = shared ? namedAsAddressed(await op(shared.owner, shared.owner_label), name, ref) : undefined;
+    const out = shared ? this.ownersRefusal(namedAsAddressed(await op(shared.owner, shared.owner_label), name, ref), shared, ref) : undefined;
     return out && (out.ok || out.kind !== "no_project") ? out : this.notFound(ref);
+  }
+
+  /** `out` from the project `share` reaches: a refusal there is for its owner to lift (only they share, delete, purge,
+   *  give write access, change what only they are shown), so it says when they no longer pass the access rules. */
+  private ownersRefusal<T>(out: DoResult<T>, share: ReceivedShare, ref: string): DoResult<T> {
+    if (out.ok || out.kind !== "denied") return out;
+    return { ...out, error: withOwnerNote(out.error, { project: ref, owner: share.owner_label, access: share.access, ...this.ownerMark(share.owner, share.owner_label) }) };
   }
 
   async create(name: string, answers: InstallerAnswers, files: Map<string, string>, timeZone?: string): Promise<WsResult<ProjectSummary>> {

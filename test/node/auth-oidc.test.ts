@@ -7,7 +7,7 @@ import { cpSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startLocalWorker, type LocalWorker } from "../../scripts/local-worker.js";
 import { localWorker, tempDir } from "./helpers";
-import { authConfig, isAllowed } from "../../src/worker/auth/config.js";
+import { authConfig, isAllowed, ownerNoLongerAllowed, type AccessRules, type AuthConfig } from "../../src/worker/auth/config.js";
 import type { Env } from "../../src/worker/env.js";
 import { authorize, pkce, refresh, register, signIn, withBearer } from "../../scripts/oauth-client.js";
 import { startIdp, type Idp } from "../support/oidc-idp.js";
@@ -207,6 +207,48 @@ describe("with an OpenID Connect provider", () => {
     expect(refreshed.status).toBe(200);
     expect(await sessionsOf(await connect(refreshed.json.access_token))).not.toContain("mallorys-plan");
   });
+
+  // Review 392: members were told only the owner could share, delete or purge, as though she still could sign in.
+  it("tells the members of a project whose owner the rules no longer allow, wherever an answer names her, what is left to them", async () => {
+    const port = Number(worker.url.port);
+    const redeploy = async (rules: Record<string, string>) => {
+      await worker.dispose();
+      worker = await startWorker(rules, port);
+    };
+    const as = async (sub: string) => {
+      idp.user = { sub, email: `${sub}@example.com`, email_verified: true };
+      const client = await connect((await signIn(fetch, base, { scope: "bmad:read bmad:write", approveScopes: ["bmad:read", "bmad:write"] })).access_token);
+      return async (name: string, args: Record<string, unknown>) => {
+        const out = await client.callTool({ name, arguments: args });
+        return { ok: !out.isError, text: (out.content as Array<{ text: string }>)[0]!.text };
+      };
+    };
+    await redeploy({ ALLOWED_EMAILS: "priya@example.com,arjun@example.com,nina@example.com" });
+    const priya = await as("priya"), arjun = await as("arjun");
+    expect((await priya("bmad-project", { action: "create", name: "todo" })).ok).toBe(true);
+    for (const who of ["arjun@example.com", "nina@example.com"]) expect((await priya("bmad-project", { action: "share", name: "todo", with: who, access: "write" })).ok).toBe(true);
+    expect((await arjun("bmad-project", { action: "accept", name: "todo" })).ok).toBe(true);
+    expect((await arjun("bmad-project", { action: "list" })).text).toBe("todo (write, shared by priya@example.com)");
+
+    await redeploy({ ALLOWED_EMAILS: "arjun@example.com,nina@example.com" });
+    const note = (left: string) => `priya@example.com is no longer allowed on this server: only its administrator adding them back lets anyone share, delete or purge "todo"; ${left}, or copy its files into a project of your own.`;
+    const member = note("you can go on reading and writing it");
+    expect((await arjun("bmad-project", { action: "list" })).text).toBe(`todo (write, shared by priya@example.com). ${member}`);
+    expect(await arjun("bmad-project", { action: "share", name: "todo", with: "sam@example.com", access: "read" })).toEqual({ ok: false, text: `Only the owner of "todo" (priya@example.com) can share or delete it. ${member}` });
+    expect(await arjun("bmad-project", { action: "delete", name: "todo", confirm: "todo" })).toEqual({ ok: false, text: `Only the owner of "todo" (priya@example.com) can share or delete it. ${member}` });
+    expect(await arjun("bmad-files", { action: "purge", project: "todo", path: "**" })).toEqual({ ok: false, text: `Only the owner of "todo" (priya@example.com) can purge its history. ${member}` });
+    expect((await arjun("bmad-files", { action: "write", project: "todo", path: "notes.md", content: "still ours\n" })).text).not.toContain("no longer allowed");
+
+    // A newcomer is told before and when she accepts the offer the removed owner left.
+    const nina = await as("nina");
+    expect((await nina("bmad-project", { action: "list" })).text).toContain(`todo (PENDING: priya@example.com offers write). ${note("you can still accept it and read and write it")}`);
+    expect(await nina("bmad-project", { action: "accept", name: "todo" })).toEqual({ ok: true, text: `Accepted: you can now write "todo", shared by priya@example.com. ${member}` });
+
+    // Allowed again by another rule: nothing said.
+    await redeploy({ ALLOWED_EMAIL_DOMAINS: "example.com" });
+    expect((await arjun("bmad-project", { action: "list" })).text).toBe("todo (write, shared by priya@example.com)");
+    expect((await arjun("bmad-project", { action: "delete", name: "todo", confirm: "todo" })).text).toBe(`Only the owner of "todo" (priya@example.com) can share or delete it.`);
+  });
 });
 
 // Review 210: Allow answered a bare 500 and used up the consent (Allow again said it had expired or was used), and an
@@ -284,6 +326,22 @@ describe("configuration fails closed", () => {
     expect(isAllowed(rules, { email: "eve@evil.test" })).toBe(false);
     expect(isAllowed(rules, {})).toBe(false);
     expect(isAllowed({ emails: [], domains: [] }, {})).toBe(true); // no rule: the identity provider is the boundary
+  });
+
+  it("judges a project's owner on what the project recorded of them, and only where that can tell", () => {
+    const rules = (access: Partial<AccessRules>, kind: "oidc" | "github" | "local" = "oidc") =>
+      ({ upstream: kind === "oidc" ? { kind, issuer: "https://idp.test", clientId: "c", clientSecret: "s" } : kind === "github" ? { kind, clientId: "c", clientSecret: "s", web: "", api: "" } : { kind }, access: { emails: [], domains: [], ...access }, accessTokenTTL: 3600 }) as AuthConfig;
+    const priya = { id: "oidc/priya", label: "priya@example.com" };
+    expect(ownerNoLongerAllowed(rules({ emails: ["arjun@example.com"] }), priya)).toBe(true);
+    expect(ownerNoLongerAllowed(rules({ domains: ["example.com"] }), priya)).toBe(false);
+    expect(ownerNoLongerAllowed(rules({}), priya)).toBe(false); // no rule
+    // No verified email recorded (her label is her id): no email rule can let her in.
+    expect(ownerNoLongerAllowed(rules({ domains: ["example.com"] }), { id: "oidc/trudy", label: "oidc/trudy" })).toBe(true);
+    // GitHub org membership is recorded in a sign-in, not in a project: not judged.
+    expect(ownerNoLongerAllowed(rules({ githubOrg: "bmad-org" }, "github"), { id: "github/7", label: "github:gwen" })).toBe(false);
+    expect(ownerNoLongerAllowed(rules({ emails: ["ada@example.com"] }, "github"), { id: "github/7", label: "github:gwen" })).toBe(true);
+    expect(ownerNoLongerAllowed(rules({ emails: ["ada@example.com"] }, "local"), { id: "local/priya@example.com", label: "priya@example.com" })).toBe(false);
+    expect(ownerNoLongerAllowed(rules({ emails: ["ada@example.com"] }, "github"), priya)).toBe(false); // another upstream's: notAdmitted's case
   });
 
   it("refuses the local consent page on a non-loopback host, even when configured", async () => {

@@ -32,6 +32,8 @@ export interface ProjectSummary {
   pending?: true;
   /** The name that means this project alone (`name@tag`), kept by what must not move to another project of the name. */
   ref?: string;
+  /** Another's project whose owner no longer passes this server's access rules: nobody can do what only they do. */
+  owner_not_allowed?: true;
 }
 
 export interface ProjectInfo extends ProjectSummary {
@@ -311,7 +313,16 @@ export interface WorkspaceStore {
 
 /** An offer as the answers that meet one show it, and what to do with it: it grants nothing until accepted, and only the
  *  user decides, so the model asks them (bmad-project's list, and a name that means only an offer). */
-export const shownOffer = (p: ProjectSummary): string => `${p.project} (PENDING: ${p.owner} offers ${p.access})`;
+export const shownOffer = (p: ProjectSummary): string => withOwnerNote(`${p.project} (PENDING: ${p.owner} offers ${p.access})`, p);
+
+/** `text` about another's project, and, where its owner no longer passes the server's access rules (owner_not_allowed),
+ *  that what only the owner does is stuck and what the caller can do instead (review 392: a team was left guessing). */
+export function withOwnerNote(text: string, p: { project: string; owner: string; access: Access; pending?: true; owner_not_allowed?: true }): string {
+  if (!p.owner_not_allowed) return text;
+  const [go, can] = p.access === "write" ? ["reading and writing it", "read and write it"] : ["reading it", "read it"];
+  const left = p.pending ? `you can still accept it and ${can}` : `you can go on ${go}`;
+  return `${text}${text.endsWith(".") ? "" : "."} ${p.owner} is no longer allowed on this server: only its administrator adding them back lets anyone share, delete or purge "${p.project}"; ${left}, or copy its files into a project of your own.`;
+}
 export const OFFER_STEP = 'ask the user before accepting; "accept" or "decline" with "name"';
 
 /** A reader's change, refused: said alike by the project, and by a tool that never reached it (an edit that changed

@@ -96,6 +96,19 @@ export function isAllowed(access: AccessRules, who: { email?: string; emailVerif
   return access.emails.includes(email) || access.domains.includes(email.slice(email.lastIndexOf("@") + 1));
 }
 
+/** Whether the owner of a project no longer passes these rules, judged on what the project recorded of them: their user
+ *  id, which begins with the upstream they signed in through (`oidc/…`, `github/…`), and their label, their verified
+ *  email where sign-in vouched for one, else their `github:` login or their id (workspaceCaller). False wherever that
+ *  record cannot tell: under the local sign-in (it admits anyone), for an owner of another upstream (notAdmitted's
+ *  own case), and for a GitHub owner under ALLOWED_GITHUB_ORG (membership is recorded in a sign-in, not a project). */
+export function ownerNoLongerAllowed(config: AuthConfig, owner: { id: string; label: string }): boolean {
+  const upstream = config.upstream.kind;
+  if (upstream === "local" || !owner.id.startsWith(`${upstream}/`)) return false;
+  if (upstream === "github" && config.access.githubOrg) return false;
+  const email = owner.label !== owner.id && !owner.label.startsWith("github:") ? owner.label : undefined;
+  return !isAllowed(config.access, { email, emailVerified: email !== undefined });
+}
+
 /** Why this configuration no longer admits a sign-in, judged on what its grant recorded then (Props), or undefined.
  *  Checked on every /mcp request and every token issued, so that changed rules cut a member off at their next request.
  *  The local sign-in, loopback only, admits any local user, as its consent page does. */

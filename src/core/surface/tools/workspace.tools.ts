@@ -11,7 +11,7 @@ import { parseBoundedToml } from "../../yaml.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, staleVersion, type ChangedFile, type Configured, type Displaced, type FileEntry, type ListedFile, type Listing, type ProjectInfo, type ProjectSummary, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
+import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, staleVersion, withOwnerNote, type ChangedFile, type Configured, type Displaced, type FileEntry, type ListedFile, type Listing, type ProjectInfo, type ProjectSummary, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
@@ -118,11 +118,11 @@ export const bmadProjectTool = defineTool({
             const offer = await store.offer(name);
             if (!offer.ok) return fail(offer.error);
             const { owner, access, project: exact } = offer.value;
-            const asked = await userConsent(call, `Accept ${printed(owner)}'s project "${offer.value.name}" (${access} access)? Its files, written by others, become a project you work in here.`, "Accept it", `The user did not agree to accept "${name}": nothing changed.`);
+            const asked = await userConsent(call, withOwnerNote(`Accept ${printed(owner)}'s project "${offer.value.name}" (${access} access)? Its files, written by others, become a project you work in here.`, offer.value), "Accept it", `The user did not agree to accept "${name}": nothing changed.`);
             if (asked) return asked;
             accepting = exact;
           }
-          return result(await store.accept(accepting), (p) => done(`Accepted: you can now ${p.access} "${p.project}", shared by ${p.owner}.`, { ...p }));
+          return result(await store.accept(accepting), (p) => done(withOwnerNote(`Accepted: you can now ${p.access} "${p.project}", shared by ${p.owner}.`, p), { ...p }));
         }
         case "decline":
           return result(await store.decline(name), (d) => done(`Declined "${name}": ${d.owner}'s project is not shared with you now.`, d));
@@ -232,7 +232,7 @@ export function offerLines(hasProjects: boolean, offers: ProjectSummary[]): stri
 
 async function listProjects(store: WorkspaceStore): Promise<ToolOutcome> {
   const [projects, offers, leftOut, deleted] = await Promise.all([store.projects(), store.offers(), store.offersLeftOut?.() ?? 0, store.deleted?.() ?? []]);
-  const lines = [...projects.map((p) => (p.access === "owner" ? `${p.project} (yours)` : `${p.project} (${p.access}, shared by ${p.owner})`)), ...offerLines(projects.length > 0, offers)];
+  const lines = [...projects.map((p) => (p.access === "owner" ? `${p.project} (yours)` : withOwnerNote(`${p.project} (${p.access}, shared by ${p.owner})`, p))), ...offerLines(projects.length > 0, offers)];
   if (leftOut) lines.push(`${leftOut} older offers are waiting and not shown: the list shows the newest; decline those the user does not want, and older ones show.`);
   if (deleted.length) lines.push(`Deleted, kept until they go for good ("undelete" with "name" brings one back): ${deleted.map((d) => `${d.name} (until ${shownTime(d.until)} UTC)`).join(", ")}.`);
   return done(lines.join("\n"), { projects, ...(offers.length ? { offers } : {}), ...(leftOut ? { offers_left_out: leftOut } : {}), ...(deleted.length ? { deleted } : {}) });
