@@ -496,10 +496,10 @@ export class WorkspaceProject extends DurableObject {
    *  older read dropped a member's newer lines, unsaid; review 290: so did a restore, a delete, and a whole write over
    *  the writer's own later edit that had kept the member's line; review 322: a write over another's restore of the
    *  owner's text named only the restorer). */
-  private replacedUnnamed(path: string, caller: Caller, head: AuthoredEntry | undefined, ifVersion: number | undefined, data: Uint8Array | null): { replaced?: { version: number; by: string } } {
+  private replacedUnnamed(path: string, caller: Caller, head: AuthoredEntry | undefined, ifVersion: number | undefined, data: Uint8Array | null, restoredFrom?: number): { replaced?: { version: number; by: string } } {
     if (!head || ifVersion !== undefined) return {};
     const madeBy = this.files.changedByOther(path, personOf(caller)) ? [head.author] : [];
-    const named = [...new Set([...madeBy, ...this.files.droppedByOthers(path, personOf(caller), data)])];
+    const named = [...new Set([...madeBy, ...this.files.droppedByOthers(path, personOf(caller), data, restoredFrom)])];
     return named.length ? { replaced: { version: head.version, by: named.join(", ") } } : {};
   }
 
@@ -510,11 +510,12 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** `entry`, the caller's change to `data`, with a note for whoever's version it displaced (DisplacedNotes.changed),
-   *  and the caller's own note dropped where `data` holds the whole text of their displaced version (they put it back),
-   *  in the change's transaction. */
-  private noted<T extends { version: number }>(path: string, caller: Caller, data: Uint8Array, entry: T, displaced?: { person: Person; version: number }): T {
+   *  the caller's own note dropped where `data` holds the whole text of their displaced version (they put it back),
+   *  and anyone's dropped whose displaced version `data` is (DisplacedNotes.putBack), in the change's transaction. */
+  private noted<T extends { version: number; sha256: string }>(path: string, caller: Caller, data: Uint8Array, entry: T, displaced?: { person: Person; version: number }): T {
     this.displaced.changed(path, personOf(caller), entry.version, displaced);
     this.displaced.answered(path, personOf(caller), (version) => holdsWhole(data, this.files.content(path, version)));
+    this.displaced.putBack(path, entry.sha256);
     return entry;
   }
 
@@ -616,7 +617,7 @@ export class WorkspaceProject extends DurableObject {
     if (share) return share;
     const room = this.room(g, [{ path, size: from.value.size }], now);
     if (room) return room;
-    const replaced = this.replacedUnnamed(path, caller, head, ifVersion, from.value.data);
+    const replaced = this.replacedUnnamed(path, caller, head, ifVersion, from.value.data, version);
     const displaced = this.displacedBy(path, caller, head, ifVersion);
     return { ok: true, value: { ...this.files.transaction(() => this.noted(path, caller, from.value.data, this.files.commit(path, from.value.data, "restore", personOf(caller), now, { restoredFrom: version }), displaced)), ...replaced } };
   }

@@ -482,7 +482,7 @@ export const bmadFilesTool = defineTool({
             if (lost) return fail(lost);
           }
           // The installer's answers stay as they were: said, since they may no longer be what the file holds (review 314).
-          return result(await files.restore(path, args.version, args.if_version), (f) => changed(`${leftNote(store, path)}Restored ${path}${inWhose(files)} to version ${args.version}'s content`, f, `${replacedNote(f)}${holdsInstallerAnswers(path) && !store.folder ? ` The project's installer answers are as they were (bmad-project "config" shows them): set them again where this version holds other values.` : ""}`));
+          return result(await files.restore(path, args.version, args.if_version), (f) => changed(`${leftNote(store, path)}Restored ${path}${inWhose(files)} to version ${args.version}'s content`, f, `${replacedNote(f, "restore")}${holdsInstallerAnswers(path) && !store.folder ? ` The project's installer answers are as they were (bmad-project "config" shows them): set them again where this version holds other values.` : ""}`));
         case "delete": {
           // On the bridge the user's own file, which the model's delete and write would replace (review 45); a workspace
           // keeps every version, and its owner takes a secret out of one this way (a restore over it is refused).
@@ -744,10 +744,11 @@ const displacedNote = (path: string, d: Displaced | undefined): string =>
   d ? ` Your version ${d.version} of ${path} was replaced at v${d.at} by ${d.by}, in a change that named no version it built on: read version ${d.version} to see yours and ${d.readOnly ? "ask someone who can write here to put it back" : "put it back"} if it should stay.` : "";
 
 /** Others' work a write, restore or delete replaced, or an append or edit followed, without naming its version: to read
- *  and merge, if it was not read (on the bridge, a version the session was never served: the user's save in their editor). */
-const replacedNote = (f: Pick<WrittenEntry, "replaced" | "followed">): string =>
+ *  and merge, if it was not read (on the bridge, a version the session was never served: the user's save in their editor).
+ *  A restore's note never says to restore what it replaced: that would undo it (review 392). */
+const replacedNote = (f: Pick<WrittenEntry, "replaced" | "followed">, restore?: "restore"): string =>
   f.replaced
-    ? ` It replaced version ${f.replaced.version}, with work by ${f.replaced.by}, which this change did not name with if_version: if you had not read it, read version ${f.replaced.version} (bmad-files history lists it; restore brings it back whole) and put their change back.`
+    ? ` It replaced version ${f.replaced.version}, with work by ${f.replaced.by}, which this change did not name with if_version: if you had not read it, read version ${f.replaced.version} (bmad-files history lists it${restore ? ") and write into this one what of theirs should stay" : "; restore brings it back whole) and put their change back"}.`
     : f.followed
       ? ` It followed version ${f.followed.version}, by ${f.followed.by}, which this change did not name with if_version: if you had not read it, read the file and check your change fits with theirs.`
       : "";
