@@ -49,15 +49,6 @@ export class DisplacedNotes {
     this.rows.removed();
   }
 
-  /** After a change of `path` to the content `sha256` (inside its transaction): every note on a version of that very
-   *  content dropped, whoever made the change: that person's text is the file again (review 392: Bob's restore of Ada's
-   *  version still told her it was replaced). */
-  putBack(path: string, sha256: string): void {
-    if (this.rows.counted() === 0) return;
-    const gone = this.sql.exec("DELETE FROM displaced WHERE path = ?1 AND version IN (SELECT version FROM versions WHERE path = ?1 AND sha256 = ?2) RETURNING 1", path, sha256).toArray().length;
-    if (gone) this.rows.removed(gone);
-  }
-
   /** `reader`'s note on `path`, taken: it is told once. */
   take(path: string, reader: Person): Displaced | undefined {
     if (this.rows.counted() === 0) return undefined;

@@ -321,7 +321,10 @@ export class WorkspaceProject extends DurableObject {
     // Told with the file as it is now (review 349: a read of an old version used it up, saying to read that version).
     const now = read.ok && notes && (version === undefined || version === this.files.head(path)?.version);
     const note = now ? (notes === "take" ? this.displaced.take(path, personOf(caller)) : this.displaced.peek(path, personOf(caller))) : undefined;
-    const displaced = note && { ...note, ...(g.access === "read" ? { readOnly: true as const } : {}) };
+    // Not where the file holds that version's whole text again (a restore of it, by anyone): nothing of theirs to put
+    // back (review 392). Checked here, at the read, not at the change: a later change may drop it again (review 396).
+    const back = note && read.ok && holdsWhole(read.value.data, this.files.content(path, note.version));
+    const displaced = note && !back && { ...note, ...(g.access === "read" ? { readOnly: true as const } : {}) };
     // Only the head's clause is shown; none beside a displaced note, which tells the change itself.
     if (read.ok && shown && !displaced && read.value.changed_since) this.seen.mark(path, personOf(caller), read.value.version);
     return read.ok ? zoned({ ok: true, value: { ...read.value, ...(displaced ? { displaced } : {}) } }, g.meta) : read;
@@ -496,10 +499,10 @@ export class WorkspaceProject extends DurableObject {
    *  older read dropped a member's newer lines, unsaid; review 290: so did a restore, a delete, and a whole write over
    *  the writer's own later edit that had kept the member's line; review 322: a write over another's restore of the
    *  owner's text named only the restorer). */
-  private replacedUnnamed(path: string, caller: Caller, head: AuthoredEntry | undefined, ifVersion: number | undefined, data: Uint8Array | null, restoredFrom?: number): { replaced?: { version: number; by: string } } {
+  private replacedUnnamed(path: string, caller: Caller, head: AuthoredEntry | undefined, ifVersion: number | undefined, data: Uint8Array | null): { replaced?: { version: number; by: string } } {
     if (!head || ifVersion !== undefined) return {};
     const madeBy = this.files.changedByOther(path, personOf(caller)) ? [head.author] : [];
-    const named = [...new Set([...madeBy, ...this.files.droppedByOthers(path, personOf(caller), data, restoredFrom)])];
+    const named = [...new Set([...madeBy, ...this.files.droppedByOthers(path, personOf(caller), data)])];
     return named.length ? { replaced: { version: head.version, by: named.join(", ") } } : {};
   }
 
@@ -510,12 +513,11 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** `entry`, the caller's change to `data`, with a note for whoever's version it displaced (DisplacedNotes.changed),
-   *  the caller's own note dropped where `data` holds the whole text of their displaced version (they put it back),
-   *  and anyone's dropped whose displaced version `data` is (DisplacedNotes.putBack), in the change's transaction. */
-  private noted<T extends { version: number; sha256: string }>(path: string, caller: Caller, data: Uint8Array, entry: T, displaced?: { person: Person; version: number }): T {
+   *  and the caller's own note dropped where `data` holds the whole text of their displaced version (they put it back),
+   *  in the change's transaction. */
+  private noted<T extends { version: number }>(path: string, caller: Caller, data: Uint8Array, entry: T, displaced?: { person: Person; version: number }): T {
     this.displaced.changed(path, personOf(caller), entry.version, displaced);
     this.displaced.answered(path, personOf(caller), (version) => holdsWhole(data, this.files.content(path, version)));
-    this.displaced.putBack(path, entry.sha256);
     return entry;
   }
 
@@ -617,7 +619,7 @@ export class WorkspaceProject extends DurableObject {
     if (share) return share;
     const room = this.room(g, [{ path, size: from.value.size }], now);
     if (room) return room;
-    const replaced = this.replacedUnnamed(path, caller, head, ifVersion, from.value.data, version);
+    const replaced = this.replacedUnnamed(path, caller, head, ifVersion, from.value.data);
     const displaced = this.displacedBy(path, caller, head, ifVersion);
     return { ok: true, value: { ...this.files.transaction(() => this.noted(path, caller, from.value.data, this.files.commit(path, from.value.data, "restore", personOf(caller), now, { restoredFrom: version }), displaced)), ...replaced } };
   }

@@ -14,7 +14,7 @@ import { FoldedNames } from "../core/workspace/folded-names.js";
 import type { Glob } from "../core/catalog/glob.js";
 import { COUNTED_BYTES, linesChanged, SHOWN_VERSIONS, type ChangedSince } from "../core/workspace/changed-since.js";
 import * as z from "zod";
-import { allBy, authorsByLine, authorsByStoredLine, broughtBack, byOthers, carryAuthors, droppedBy, matchLines, samePerson, soleAuthor, splitLines, type ByOthers, type EntryLines, type LineAuthors, type Person, type UnreadLines } from "../core/workspace/line-authors.js";
+import { allBy, authorsByLine, authorsByStoredLine, byOthers, carryAuthors, droppedBy, matchLines, samePerson, soleAuthor, splitLines, type ByOthers, type EntryLines, type LineAuthors, type Person, type UnreadLines } from "../core/workspace/line-authors.js";
 
 /** How long content a change replaced or deleted is kept before the history cap may drop it. */
 export const HISTORY_RETENTION_DAYS = 30;
@@ -599,25 +599,14 @@ export class VersionedFiles {
   }
 
   /** Who other than `by` wrote lines of `path`'s head that `data` (null: a delete) drops, by label; the installer's
-   *  defaults and the server's merge are no one's. `restoredFrom`: the version `data` restores, whose authors get back
-   *  the lines it brings back (droppedBy). */
-  droppedByOthers(path: string, by: Person, data: Uint8Array | null, restoredFrom?: number): string[] {
+   *  defaults and the server's merge are no one's. */
+  droppedByOthers(path: string, by: Person, data: Uint8Array | null): string[] {
     // A head one person wrote whole is theirs alone (changedByOther tells another's): nothing read.
     const row = this.authorsRow(path);
     const authors = row && authorsOf(row);
     if (!authors) return [];
-    const before = decode(this.content(path, row.version));
-    const after = data && decode(data);
-    // Read only where a dropped line is shared (droppedBy asks).
-    const back = restoredFrom !== undefined && after !== null ? () => this.broughtBackBy(path, restoredFrom, before, after) : undefined;
-    const dropped = droppedBy(before, authors, after, by, back).map((p) => p.label);
+    const dropped = droppedBy(decode(this.content(path, row.version)), authors, data && decode(data), by).map((p) => p.label);
     return [...new Set(dropped)].filter((label) => label !== INSTALLER.label && label !== SERVER_MERGE);
-  }
-
-  /** Who wrote the lines of `path`'s `version` (its text `after`) that `before` does not hold. */
-  private broughtBackBy(path: string, version: number, before: string, after: string): Person[] {
-    const row = this.authorsRow(path, version);
-    return row ? broughtBack(before, after, authorsOf(row) ?? allBy(personOf(row), splitLines(after).length)) : [];
   }
 
   /** Whether someone other than `reader` made `path`'s head (or `version`): a change that only removed lines names

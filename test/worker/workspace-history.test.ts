@@ -757,6 +757,8 @@ describe("history with a glob (review 368)", () => {
       ".git/*": /^Path "\.git\/\*" is inside \.git\//,
       "a\u0000*": /^Path "a\\u0000\*" contains a control character/,
       "\u202e*": /^Path "\\u202e\*" contains a control character/i,
+      // A pattern's own fix, not a file's (review 396).
+      "docs/*/": /^Pattern "docs\/\*\/" ends in "\/": give "docs\/\*\/\*\*" for every file below what it matches\.$/,
     };
     for (const [glob, why] of Object.entries(refused)) {
       for (const action of ["history", "list"] as const) {

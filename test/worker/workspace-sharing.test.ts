@@ -476,20 +476,23 @@ describe("sharing", () => {
     expect((await owner.files({ action: "read", project, path })).text).not.toContain("Your version");
   });
 
-  it("says no one's work was lost where a restore brings their text back, and drops their note on it (review 392)", async () => {
+  it("tells no one to undo a restore, and withholds a note whose version the file holds again, but not once it is gone again (reviews 392, 396)", async () => {
     const path = unique("_bmad-output/r") + ".md";
     await owner.files({ action: "write", project, path, content: "owner line\n" });
     await writer.files({ action: "write", project, path, content: "writer line\n" });
-    // The writer's own line, which took the owner's place, is dropped by putting the owner's back: nothing to tell.
-    expect((await writer.files({ action: "restore", project, path, version: 1 })).text).not.toContain("It replaced");
-    // The owner's text is the file again, as the note would have had them make it.
-    expect((await owner.files({ action: "read", project, path })).text).not.toContain("Your version");
-    // A line the owner wrote alone, which the restore drops, is still said, and not as work to restore back.
-    await writer.files({ action: "write", project, path, content: "writer again\n" });
-    await owner.files({ action: "append", project, path, content: "owner's own\n" });
-    await writer.files({ action: "append", project, path, content: "writer's own\n" });
+    // The writer's line took the owner's place, so it is theirs too, and said so; never with "restore brings it back",
+    // which would undo this restore.
     const restored = (await writer.files({ action: "restore", project, path, version: 1 })).text;
-    expect(restored).toContain(`It replaced version 6, with work by ${owner.email}, which this change did not name with if_version: if you had not read it, read version 6 (bmad-files history lists it) and write into this one what of theirs should stay.`);
+    expect(restored).toContain(`It replaced version 2, with work by ${owner.email}, which this change did not name with if_version: if you had not read it, read version 2 (bmad-files history lists it) and write into this one what of theirs should stay.`);
+    // The owner's text is the file again: their note is not told (and is used up).
+    expect((await owner.files({ action: "read", project, path })).text).not.toContain("Your version");
+    // Put back and then replaced again before the owner read it: told (review 396: the note was dropped at the put-back).
+    const other = unique("_bmad-output/q") + ".md";
+    await owner.files({ action: "write", project, path: other, content: "owner's careful text\n" });
+    await writer.files({ action: "write", project, path: other, content: "writer's text\n" });
+    await writer.files({ action: "write", project, path: other, content: "owner's careful text\n", if_version: 2 });
+    await writer.files({ action: "write", project, path: other, content: "writer's text\n", if_version: 3 });
+    expect((await owner.files({ action: "read", project, path: other })).text).toContain(`Your version 1 of ${other} was replaced at v2 by ${writer.email}`);
   });
 
   it("keeps each person's notes apart: another's many blind writes drop only the oldest notes they made, never another's (review 355)", async () => {

@@ -390,39 +390,17 @@ function increasing(pairs: Array<[number, number]>): Array<[number, number]> {
 }
 
 /** Everyone other than `reader` who wrote a part of a line of `before` (with `authors`) that `after` (null: the file
- *  deleted) no longer holds: whose work a change drops, whoever made the version it replaces. `back`: who wrote lines
- *  the change brings back (asked only where someone shares a dropped line): they lose no line written with others,
- *  which is theirs only as the line it took the place of (review 392: Bob's line over Ada's was hers too, and his
- *  restore of her version was said to drop her work); a line they wrote alone still names them. */
-export function droppedBy(before: string, authors: LineAuthors, after: string | null, reader: Person, back?: () => Person[]): Person[] {
+ *  deleted) no longer holds: whose work a change drops, whoever made the version it replaces. */
+export function droppedBy(before: string, authors: LineAuthors, after: string | null, reader: Person): Person[] {
   const old = splitLines(before);
   const kept = new Uint8Array(old.length);
   if (after !== null) for (const i of matchLines(old, splitLines(after))) if (i >= 0) kept[i] = 1;
   const who = new Set<number>();
-  const alone = new Set<number>();
   let line = 0;
   for (const [count, people] of authors.runs) {
-    for (let k = 0; k < count; k++, line++) {
-      if (line >= old.length || kept[line] || !hasText(old[line]!)) continue;
-      for (const i of people) who.add(i);
-      if (people.length === 1) alone.add(people[0]!);
-    }
+    for (let k = 0; k < count; k++, line++) if (line < old.length && !kept[line] && hasText(old[line]!)) for (const i of people) who.add(i);
   }
-  const returned = back && [...who].some((i) => !alone.has(i)) ? back() : [];
-  const named = [...who].filter((i) => alone.has(i) || !returned.some((p) => samePerson(p, authors.people[i]!)));
-  return named.map((i) => authors.people[i]!).filter((p) => !samePerson(p, reader));
-}
-
-/** Who wrote a line of `after` (with `authors`) that `before` does not hold: whose lines a change to `after` brings back. */
-export function broughtBack(before: string, after: string, authors: LineAuthors): Person[] {
-  const now = splitLines(after);
-  const kept = matchLines(splitLines(before), now);
-  const who = new Set<number>();
-  let line = 0;
-  for (const [count, people] of authors.runs) {
-    for (let k = 0; k < count; k++, line++) if (line < now.length && kept[line]! < 0 && hasText(now[line]!)) for (const i of people) who.add(i);
-  }
-  return [...who].map((i) => authors.people[i]!);
+  return [...who].map((i) => authors.people[i]!).filter((p) => !samePerson(p, reader));
 }
 
 /** The lines each person other than `reader` wrote, or took part in: those the reader took part in too apart (review

@@ -99,6 +99,8 @@ export function checkWorkspacePath(raw: string): Checked<string> {
  *  does): `../*`, `/**`, `.git/*` or one with a control character is refused for what it is, as a read of that path is,
  *  rather than matching nothing (review 390: history with `../*` answered "No file … matches"). */
 export function compilePathGlob(glob: string): GlobCompile {
+  // Said as a pattern's fix, not a file's (review 396: "write it plainly, e.g. docs/prd.md").
+  if (glob.length > 1 && glob.endsWith("/")) return { ok: false, error: `Pattern "${printable(glob)}" ends in "/": give "${printable(glob)}**" for every file below what it matches.` };
   const compiled = compileGlob(glob);
   if (!compiled.ok) return compiled;
   // Of a folder's every file (`<path>/**`, as a pull lists one), the folder's path is what must pass: the wildcard after
