@@ -1,7 +1,9 @@
 // Bridge faults: the bmad-mcp process killed (SIGKILL) while it writes a file, publishes a rendered skill, writes
-// a memory, or pulls a workspace; then every file is the old one or the new one (never torn), the new one where the
-// change was acknowledged (answered ok, or a pull exited 0), and a new bridge's next change succeeds within
-// STALE_BOUND_MS: a lock the dead process held is taken over at once. Used by npm run faults and
+// a memory, appends to a memlog through bmad-run (memlog.py), or pulls a workspace, in the two-* kinds while a
+// second bridge writes the same file or appends to the same memlog; then every file is the old one or a new one
+// whole (never torn), the new one where the change was acknowledged (answered ok, or a pull exited 0), every
+// acknowledged memlog entry is there once and BMAD's memlog.py reads the memlog, and a new bridge's next change
+// succeeds within STALE_BOUND_MS: a lock the dead process held is taken over at once. Used by npm run faults and
 // test/node/bridge-faults.test.ts (a fixed sample).
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, statSync, watch } from "node:fs";
@@ -10,7 +12,7 @@ import { join, relative } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { prng, sleep, Tally } from "./faults-worker.js";
-import type { User } from "./mcp-user.js";
+import { memlogUnreadable, type User } from "./mcp-user.js";
 import { notCarried } from "../src/core/workspace/sync-kinds.js";
 
 /** A lock whose holder died is taken over at once (src/bridge/file-lock.ts): the bound is the change itself, a pull's
@@ -56,8 +58,16 @@ function locksUnder(dir: string): string[] {
   });
 }
 const USER_CONFIG = "_bmad/config.user.toml";
+/** The run folder whose memlog the memlog kinds append to. */
+const RUN = "_bmad-output/runs/faults";
+const MEMLOG = `${RUN}/.memlog.md`;
+const memlogLine = (action: string) => `uv run {project-root}/_bmad/scripts/memlog.py ${action} --workspace {project-root}/${RUN}`;
+/** How often `entry` is in `text`: each entry ends in "-end", so "kill-1-end" is not found in "kill-10-end". */
+const times = (text: string, entry: string) => text.split(entry).length - 1;
 
-export type BridgeKind = "write" | "render" | "memory" | "pull";
+/** The two-* kinds kill one bridge while a second one, alive, makes the same kind of change to the same file. */
+export type BridgeKind = "write" | "render" | "memory" | "pull" | "memlog" | "two-write" | "two-memlog";
+export const BRIDGE_KINDS: readonly BridgeKind[] = ["write", "render", "memory", "pull", "memlog", "two-write", "two-memlog"];
 
 export interface PullSource {
   /** The Worker's /mcp URL, a token for it, and the project to pull. */
@@ -156,6 +166,8 @@ export async function bridgeFaults(o: BridgeFaultOptions): Promise<{ kills: numb
   const takeoverMs: number[] = [];
   let staleLocks = 0;
   let bridge = await open(o);
+  /** Opened at the first two-* kill and kept: a bridge start costs ~0.3 s of CPU. */
+  let second: Awaited<ReturnType<typeof open>> | undefined;
   try {
     const build = (await bridge.call("bmad", { command: "*build" })).text;
     const renderLine = /uv run [^\n`]*render_skill\.py[^\n`]*/.exec(build)?.[0];
@@ -182,6 +194,11 @@ export async function bridgeFaults(o: BridgeFaultOptions): Promise<{ kills: numb
       });
     const exited = (child: ReturnType<typeof spawn>) => new Promise<number | null>((r) => child.on("close", (code) => r(code)));
 
+    const init = await bridge.call("bmad-run", { command: memlogLine("init") });
+    if (init.structured.exit_code !== 0) throw new Error(`memlog init: ${init.text.slice(0, 300)}`);
+    /** Memlog entries acknowledged so far: each must stay there exactly once. */
+    const entries: string[] = [];
+
     for (const [i, kind] of o.kinds.entries()) {
       const before = snapshot(o.dir);
       const pulledBefore = existsSync(pullDir) ? snapshot(pullDir) : new Map<string, string>();
@@ -189,27 +206,43 @@ export async function bridgeFaults(o: BridgeFaultOptions): Promise<{ kills: numb
       // Large enough to be cut part way: a torn file would show.
       const content = `kill ${i}\n${"abcdefghij".repeat(Math.floor(random() * 40_000))}\n`;
       const text = `memory of kill ${i}`;
+      const shared = kind === "two-write" || kind === "two-memlog";
+      const writes = kind === "write" || kind === "two-write";
+      const memlog = kind === "memlog" || kind === "two-memlog";
       // A new generation to publish: the user's name, which the skill renders with, changes.
       if (kind === "render") await bridge.call("bmad-files", { action: "write", path: USER_CONFIG, content: userConfig.replace(/^user_name = .*$/m, `user_name = "User ${i}"`) });
       if (kind === "pull") await o.pull!.change();
+      if (shared) second ??= await open(o);
       // Half the kills wait for a lock to be taken (then the holder dies holding it), half come at a random moment.
       const atLock = random() < 0.5 && kind !== "pull";
       const delay = Math.floor(random() * 31);
       let child: ReturnType<typeof spawn> | undefined;
       const started =
-        kind === "write" ? bridge.call("bmad-files", { action: "write", path, content })
+        writes ? bridge.call("bmad-files", { action: "write", path, content })
         : kind === "render" ? bridge.call("bmad-run", { command: renderLine })
         : kind === "memory" ? bridge.call("remember_structured", { type: "decisions", agent: "architect", text, tags: [] })
+        : memlog ? bridge.call("bmad-run", { command: `${memlogLine("append")} --text "kill-${i}-end"` })
         : ((child = pull()), exited(child).then((code) => ({ ok: code === 0, text: String(code), structured: {} })));
+      // The second bridge's change, of another length: which one the file holds shows. (Drawn only here: the other
+      // kinds' draws, and so a seed's kill points, stay as they were.)
+      const besideContent = kind === "two-write" ? `beside ${i}\n${"klmnopqrst".repeat(Math.floor(random() * 40_000))}\n` : "";
+      const besideStarted =
+        kind === "two-write" ? second!.call("bmad-files", { action: "write", path, content: besideContent })
+        : kind === "two-memlog" ? second!.call("bmad-run", { command: `${memlogLine("append")} --text "beside-${i}-end"` })
+        : undefined;
       if (atLock) await lockTaken(o.dir, 2_000);
-      else await sleep(kind === "pull" ? Math.floor(random() * 400) : delay);
+      // A memlog append runs memlog.py's port in the bridge: hundreds of ms, like a pull.
+      else await sleep(kind === "pull" || memlog ? Math.floor(random() * 400) : delay);
       try {
         process.kill(child?.pid ?? bridge.pid, "SIGKILL");
       } catch {
         // It finished first (a short pull): the point still checks what it left.
       }
       const answer = await started;
+      const beside = await besideStarted;
       if (kind !== "pull") await bridge.close().catch(() => undefined);
+      // The live bridge waited for the lock the dead one held, if it did, and took it over.
+      if (beside) tally.check("the second bridge's change succeeds beside the kill", beside.ok ? undefined : `kill ${i + 1} (${kind}): ${beside.text.slice(0, 200)}`);
       const locks = locksUnder(o.dir).length;
       if (locks) staleLocks++;
 
@@ -218,10 +251,13 @@ export async function bridgeFaults(o: BridgeFaultOptions): Promise<{ kills: numb
       const after = snapshot(o.dir);
       const torn: string[] = [];
       let undone: string | undefined;
-      if (kind === "write") {
+      if (writes) {
         const now = after.get(path);
-        if (answer.ok) undone = now === content ? undefined : `${path} is ${now === before.get(path) ? "as before" : `${now?.length ?? "missing"} chars`}, not the ${content.length} written`;
-        else if (now !== before.get(path) && now !== content) torn.push(`${path} (${now?.length ?? "missing"} chars)`);
+        // Beside a second bridge, the file is either one's whole: the later landing wins, acknowledged or not.
+        const made = shared ? [content, besideContent] : [content];
+        const describe = `${now === before.get(path) ? "as before" : `${now?.length ?? "missing"} chars`}, not the ${made.map((m) => m.length).join(" or ")} written`;
+        if (answer.ok || beside?.ok) undone = made.includes(now!) ? undefined : `${path} is ${describe}`;
+        else if (now !== before.get(path) && !made.includes(now!)) torn.push(`${path} (${now?.length ?? "missing"} chars)`);
       } else if (kind === "render") {
         for (const [gen, names] of generations()) if (names !== whole) torn.push(`generation ${gen} not whole`);
       } else if (kind === "memory") {
@@ -239,6 +275,16 @@ export async function bridgeFaults(o: BridgeFaultOptions): Promise<{ kills: numb
             torn.push(`${rel} holds a torn line`);
           }
         }
+      } else if (memlog) {
+        // Append-only: what was acknowledged, this kill's or any earlier, is there once; a cut entry at most once.
+        const now = after.get(MEMLOG) ?? "";
+        if (answer.ok) entries.push(`kill-${i}-end`);
+        if (beside?.ok) entries.push(`beside-${i}-end`);
+        const notOnce = entries.filter((entry) => times(now, entry) !== 1);
+        undone = notOnce.length ? `${MEMLOG} holds ${notOnce.map((entry) => `${entry} ${times(now, entry)} times`).join(", ")}` : undefined;
+        if (times(now, `kill-${i}-end`) > 1) torn.push(`${MEMLOG} holds the cut entry twice`);
+        const unreadable = memlogUnreadable(now);
+        if (unreadable) torn.push(`${MEMLOG}: ${unreadable}`);
       } else {
         const remote = await o.pull!.files();
         for (const [rel, now] of existsSync(pullDir) ? snapshot(pullDir) : []) {
@@ -247,10 +293,10 @@ export async function bridgeFaults(o: BridgeFaultOptions): Promise<{ kills: numb
         }
         if (answer.ok) undone = notTheRemotes(remote, pullDir);
       }
-      if (answer.ok && kind !== "render") tally.check("acknowledged change there", undone && `kill ${i + 1} (${kind}): ${undone}`);
+      if (kind !== "render" && (answer.ok || beside?.ok || undone)) tally.check("acknowledged change there", undone && `kill ${i + 1} (${kind}): ${undone}`);
       // What other files the operation did not touch stay as they were (temp files and staging aside).
       for (const [rel, was] of before) {
-        if (rel === path || rel.startsWith(".bmad-mcp/") || rel.startsWith("_bmad/render/") || rel.startsWith("_bmad/_memory/") || rel === USER_CONFIG) continue;
+        if (rel === path || rel === MEMLOG || rel.startsWith(".bmad-mcp/") || rel.startsWith("_bmad/render/") || rel.startsWith("_bmad/_memory/") || rel === USER_CONFIG) continue;
         if (after.get(rel) !== was) torn.push(`${rel} changed`);
       }
       tally.check("every file old or new", torn.length ? `kill ${i + 1} (${kind}): ${torn.join(", ")}` : undefined);
@@ -259,23 +305,26 @@ export async function bridgeFaults(o: BridgeFaultOptions): Promise<{ kills: numb
       if (kind !== "pull") bridge = await open(o);
       const t = performance.now();
       const next =
-        kind === "write" ? await bridge.call("bmad-files", { action: "write", path, content: `after kill ${i}\n` })
+        writes ? await bridge.call("bmad-files", { action: "write", path, content: `after kill ${i}\n` })
         : kind === "render" ? await bridge.call("bmad-run", { command: renderLine })
         : kind === "memory" ? await bridge.call("remember_structured", { type: "decisions", agent: "architect", text: `after ${text}`, tags: [] })
+        : memlog ? await bridge.call("bmad-run", { command: `${memlogLine("append")} --text "after-${i}-end"` })
         : await exited(pull());
       const ms = performance.now() - t;
       takeoverMs.push(ms);
       const failed = kind === "pull" ? next !== 0 && `pull exited ${next}` : !(next as { ok: boolean }).ok && (next as { text: string }).text.slice(0, 200);
+      if (memlog && !failed) entries.push(`after-${i}-end`);
       tally.check("next change after restart succeeds", failed ? `kill ${i + 1} (${kind}): ${failed}` : undefined);
       tally.check(`next change within ${STALE_BOUND_MS / 1000} s (stale lock taken over)`, ms <= STALE_BOUND_MS ? undefined : `kill ${i + 1} (${kind}): ${Math.round(ms)} ms`);
       if (kind === "pull") {
         const differ = notTheRemotes(await o.pull!.files(), pullDir);
         tally.check("a pull after the kill makes the folder the remote's", differ && `kill ${i + 1}: ${differ}`);
       }
-      o.log?.(`bridge kill ${i + 1}/${o.kinds.length} (${kind}, ${atLock ? "holding a lock" : "at random"}): ${answer.ok ? "acknowledged" : "cut"}, ${locks} lock(s) left, next change in ${Math.round(ms)} ms`);
+      o.log?.(`bridge kill ${i + 1}/${o.kinds.length} (${kind}, ${atLock ? "holding a lock" : "at random"}): ${answer.ok ? "acknowledged" : "cut"}${beside ? `, the second bridge's ${beside.ok ? "acknowledged" : "failed"}` : ""}, ${locks} lock(s) left, next change in ${Math.round(ms)} ms`);
     }
     return { kills: o.kinds.length, tally, staleLocks, takeoverMs };
   } finally {
     await bridge.close().catch(() => undefined);
+    await second?.close().catch(() => undefined);
   }
 }

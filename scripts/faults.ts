@@ -1,5 +1,5 @@
-// npm run faults: kill the Worker's workerd, the bridge and the bundle store at random points, then check what
-// every acknowledged and every cut operation left. Not part of npm test (test/node/faults.test.ts and
+// npm run faults: kill the Worker's workerd, the bridge (some kills beside a second bridge changing the same file)
+// and the bundle store at random points, then check what every acknowledged and every cut operation left. Not part of npm test (test/node/faults.test.ts and
 // bridge-faults.test.ts run a fixed sample). FAULTS_KILLS=200 (worker kill points), FAULTS_BRIDGE_KILLS=60,
 // FAULTS_SEED (default: random, printed), FAULTS_PARTS=worker,bridge,bundle (default: all).
 import { execFileSync } from "node:child_process";
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { buildBridge } from "./build-bridge.js";
 import { buildWorker, seedState, startLocalWorker } from "./local-worker.js";
-import { bridgeFaults, pullSource, type BridgeKind } from "./faults-bridge.js";
+import { BRIDGE_KINDS, bridgeFaults, pullSource } from "./faults-bridge.js";
 import { BUNDLE_DIR, bundleFaults } from "./faults-bundle.js";
 import { prng, workerFaults, type Tally } from "./faults-worker.js";
 import { User } from "./mcp-user.js";
@@ -62,13 +62,13 @@ if (PARTS.has("bridge")) {
     const user = await User.signIn(0, "faults-pull@example.com", worker.url.origin, new URL("/mcp", worker.url));
     const pull = await pullSource(user, new URL("/mcp", worker.url).href, "pulled");
     const random = prng(SEED);
-    const kinds = Array.from({ length: BRIDGE_KILLS }, (): BridgeKind => (["write", "render", "memory", "pull"] as const)[Math.floor(random() * 4)]!);
+    const kinds = Array.from({ length: BRIDGE_KILLS }, () => BRIDGE_KINDS[Math.floor(random() * BRIDGE_KINDS.length)]!);
     const started = performance.now();
     const r = await bridgeFaults({ bridge, dir: project, seed: SEED, kinds, pull, home: join(dir, "home"), ...(verbose ? { log: (l: string) => console.log(l) } : {}) });
     const seconds = ((performance.now() - started) / 1000).toFixed(0);
     const sorted = [...r.takeoverMs].sort((a, b) => a - b);
-    ok = print(`Bridge: ${r.kills} kill points (bmad-mcp SIGKILL during writes, render publishes, memory writes, pulls) in ${seconds} s`, r.tally, [
-      `${kinds.filter((k) => k === "write").length} writes, ${kinds.filter((k) => k === "render").length} renders, ${kinds.filter((k) => k === "memory").length} memory writes, ${kinds.filter((k) => k === "pull").length} pulls`,
+    ok = print(`Bridge: ${r.kills} kill points (bmad-mcp SIGKILL during writes, render publishes, memory writes, memlog appends, pulls; some beside a second bridge) in ${seconds} s`, r.tally, [
+      BRIDGE_KINDS.map((kind) => `${kinds.filter((k) => k === kind).length} ${kind}`).join(", "),
       `${r.staleLocks} kills left a lock behind; the next change took ${sorted[Math.floor(sorted.length / 2)]!.toFixed(0)} ms at the median, ${sorted.at(-1)!.toFixed(0)} ms at most`,
     ]) && ok;
   } finally {
