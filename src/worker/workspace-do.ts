@@ -20,7 +20,7 @@ import { memoryVectors } from "./memory-vectors.js";
 import { MEMORY_DIR, structuredType } from "../core/memory/files.js";
 import { ProjectShares } from "./workspace-shares.js";
 import { DisplacedNotes, holdsWhole } from "./workspace-displaced.js";
-import { SeenVersions } from "./workspace-seen.js";
+import { MAX_SEEN_EACH, SeenVersions } from "./workspace-seen.js";
 import type { TextEdit, TextEdited } from "../core/runtime/fs.js";
 import { editMemlog, memlogStamp } from "../core/runtime/memlog-text.js";
 import { decodeUtf8 } from "../core/runtime/py-io.js";
@@ -28,7 +28,7 @@ import { universalNewlines } from "../core/runtime/py-str.js";
 import { DEFAULT_TIME_ZONE, wallTimeIn } from "../core/runtime/time-zone.js";
 import { isConfigShaped, isNotServedNotice, mayServeAsConfig, sanitizeConfigText, secretKeptOut, servedWithout } from "../core/catalog/config.js";
 import type { ByOthers, EntryLines, Person } from "../core/workspace/line-authors.js";
-import type { ChangedSince } from "../core/workspace/changed-since.js";
+import { CountBudget, type ChangedSince } from "../core/workspace/changed-since.js";
 import { notUtf8Refusal, shownText, textBytes, type TextWrite } from "../core/workspace/file-text.js";
 import type { Standing } from "./workspace-index-do.js";
 
@@ -321,13 +321,31 @@ export class WorkspaceProject extends DurableObject {
     // Told with the file as it is now (review 349: a read of an old version used it up, saying to read that version).
     const now = read.ok && notes && (version === undefined || version === this.files.head(path)?.version);
     const note = now ? (notes === "take" ? this.displaced.take(path, personOf(caller)) : this.displaced.peek(path, personOf(caller))) : undefined;
+    if (!read.ok) return read;
     // Not where the file holds that version's whole text again (a restore of it, by anyone): nothing of theirs to put
     // back (review 392). Checked here, at the read, not at the change: a later change may drop it again (review 396).
-    const back = note && read.ok && holdsWhole(read.value.data, this.files.content(path, note.version));
+    const back = note && holdsWhole(read.value.data, this.files.content(path, note.version));
     const displaced = note && !back && { ...note, ...(g.access === "read" ? { readOnly: true as const } : {}) };
-    // Only the head's clause is shown; none beside a displaced note, which tells the change itself.
-    if (read.ok && shown && !displaced && read.value.changed_since) this.seen.mark(path, personOf(caller), read.value.version);
-    return read.ok ? zoned({ ok: true, value: { ...read.value, ...(displaced ? { displaced } : {}) } }, g.meta) : read;
+    // Only the head's clause is shown, and told once: a displaced note tells the change itself, in its place (review
+    // 391: the clause, withheld beside the note, was told on the next read, and its fields were in the answer).
+    if (shown && read.value.changed_since) this.seen.mark(path, personOf(caller), read.value.version);
+    if (!displaced) return zoned(read, g.meta);
+    const { changed_since: _told, ...rest } = read.value;
+    return zoned({ ok: true, value: { ...rest, displaced } }, g.meta);
+  }
+
+  /** The caller was shown what others changed in these files up to `version` (toldUpTo): a status's, a render's or
+   *  the map's lines (read marks its own). Not told again (SeenVersions); a later change of theirs is. */
+  markSeen(caller: Caller, shown: Array<{ path: string; version: number }>): DoResult<null> {
+    const g = this.gate(caller, "read");
+    if (!g.ok) return g;
+    const reader = personOf(caller);
+    for (const { path, version } of shown.slice(0, MAX_SEEN_EACH)) {
+      const head = checkWorkspacePath(path).ok ? this.files.head(path) : undefined;
+      // Never past the head (a version not made yet is no change seen), nor back before what was seen already.
+      if (head && Number.isInteger(version) && version <= head.version && version > (this.seen.version(path, reader) ?? 0)) this.seen.mark(path, reader, version);
+    }
+    return { ok: true, value: null };
   }
 
   private readAs(g: { meta: Meta; access: Access }, caller: Caller, path: string, version: number | undefined): DoResult<FileContent> {
@@ -335,10 +353,10 @@ export class WorkspaceProject extends DurableObject {
       const head = this.files.head(path);
       if (!head) return this.files.noFile(g.meta.name, path, personOf(caller), zoneOf(g.meta));
       const data = this.files.content(path, head.version);
-      return { ok: true, value: { ...head, data, ...this.othersIn(path, caller, g.access, undefined, data) } };
+      return { ok: true, value: { ...head, data, ...this.othersIn(path, caller, g.access, new CountBudget(), undefined, data) } };
     }
     const old = this.files.version(g.meta.name, path, version, personOf(caller), zoneOf(g.meta));
-    return old.ok ? { ok: true, value: { ...old.value, ...this.othersIn(path, caller, g.access, version, old.value.data) } } : old;
+    return old.ok ? { ok: true, value: { ...old.value, ...this.othersIn(path, caller, g.access, new CountBudget(), version, old.value.data) } } : old;
   }
 
   /** `path` as stored (VersionedFiles.asStored), or as given where it is no project path or names several stored names:
@@ -351,11 +369,11 @@ export class WorkspaceProject extends DurableObject {
   /** The lines of the file someone other than the caller wrote, to name in its answer (FileContent.others). Line
    *  numbers are left out of a file served without some of its lines, which they would count (review 25; review 290:
    *  a data file served without its passwords), and of any config for collaborators. */
-  private othersIn(path: string, caller: Caller, access: Access, version?: number, data?: Uint8Array): { others?: ByOthers; changed_by_other?: true; changed_since?: ChangedSince } {
+  private othersIn(path: string, caller: Caller, access: Access, budget: CountBudget, version?: number, data?: Uint8Array): { others?: ByOthers; changed_by_other?: true; changed_since?: ChangedSince } {
     const other = this.files.changedByOther(path, personOf(caller), version);
     // What others changed since the caller's own last version, asked only where another made the head (a render reads
     // twenty files, most of them the caller's own).
-    const since = version === undefined && other ? this.changedSince(path, caller, access) : undefined;
+    const since = version === undefined && other ? this.changedSince(path, caller, access, budget) : undefined;
     const byOther = { ...(other ? { changed_by_other: true as const } : {}), ...(since ? { changed_since: since } : {}) };
     const others = this.files.byOthers(path, personOf(caller), version, data);
     if (!others.length) return byOther;
@@ -371,8 +389,8 @@ export class WorkspaceProject extends DurableObject {
   /** What others changed in `path`'s head since the caller's own last version, or the one they were last shown it with
    *  (FileContent.changed_since); the lines left uncounted where othersIn numbers none: counted lines of a file served
    *  without some would tell of those too. */
-  private changedSince(path: string, caller: Caller, access: Access): ChangedSince | undefined {
-    const since = this.files.changedSince(path, personOf(caller), this.seen.version(path, personOf(caller)));
+  private changedSince(path: string, caller: Caller, access: Access, budget: CountBudget): ChangedSince | undefined {
+    const since = this.files.changedSince(path, personOf(caller), this.seen.version(path, personOf(caller)), budget);
     if (!since || !this.unnumbered(path, access)) return since;
     const { added: _added, removed: _removed, ...uncounted } = since;
     return uncounted;
@@ -391,11 +409,12 @@ export class WorkspaceProject extends DurableObject {
     if (!g.ok) return g;
     this.writeMemories(g.meta);
     const size = "head" in part ? part.head : part.tail;
+    const budget = new CountBudget();
     if (!Number.isInteger(size) || size < 1 || size > PEEK_BYTES) return fail("invalid", `A peek reads 1 to ${PEEK_BYTES} bytes of each file.`);
     const value = paths.slice(0, PEEK_FILES).flatMap((path) => {
       const at = this.storedOr(path);
       const head = checkWorkspacePath(at).ok ? this.files.head(at) : undefined;
-      return head ? [{ ...head, data: this.files.part(at, head.version, part), ...this.othersIn(at, caller, g.access) }] : [];
+      return head ? [{ ...head, data: this.files.part(at, head.version, part), ...this.othersIn(at, caller, g.access, budget) }] : [];
     });
     return zoned({ ok: true, value }, g.meta);
   }
@@ -432,9 +451,10 @@ export class WorkspaceProject extends DurableObject {
     named.push(listed);
     // Who else last changed each: a collaborator's customization is rendered as theirs (review 38), so the stamp a
     // render is kept by names it too (review 40: the writer's render, kept, went to the owner without the note).
+    const budget = new CountBudget();
     const seen = paths.map((path, i) => {
       const data = files[i];
-      return versions[i] && data instanceof Uint8Array ? this.othersIn(path, caller, g.access, undefined, data) : undefined;
+      return versions[i] && data instanceof Uint8Array ? this.othersIn(path, caller, g.access, budget, undefined, data) : undefined;
     });
     // A member's change that only removed lines is theirs too (review 104: a dropped "never" reversed the owner's
     // customization, rendered with no note), as a pull leaves it (review 62).
@@ -696,8 +716,10 @@ export class WorkspaceProject extends DurableObject {
     if (!matched.ok) return matched;
     const { g, paths } = matched.value;
     const heads = paths.map((path) => this.files.head(path)!).sort((a, b) => b.updated_at.localeCompare(a.updated_at) || a.path.localeCompare(b.path));
+    // Not marked seen: history is asked what changed, and answers it each time it is asked.
+    const budget = new CountBudget();
     const files = heads.slice(0, HISTORY_PAGE).map((head): ChangedFile => {
-      const since = this.changedSince(head.path, caller, g.access);
+      const since = this.changedSince(head.path, caller, g.access, budget);
       return { path: head.path, version: head.version, author: head.author, at: head.updated_at, ...(since ? { changed_since: since } : {}) };
     });
     return zoned({ ok: true, value: { files, more: heads.length - files.length } }, g.meta);

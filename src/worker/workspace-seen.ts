@@ -1,7 +1,8 @@
 // The version of a file each reader was last shown with "changed by others since …" (ChangedSince): what others
 // changed up to it counts as seen, so the clause is told once, not on every read, status and render after it until the
-// reader writes the file (review 385: a literal model took it as an unmerged change every turn). Written only where a
-// read showed the clause, so an ordinary read writes nothing; bounded as DisplacedNotes are.
+// reader writes the file (review 385: a literal model took it as an unmerged change every turn). Written only where an
+// answer showed the clause (a read, bmad-doc, a status's or a render's earlier work, the map; not history, which is
+// asked what changed), so an ordinary read writes nothing; bounded as DisplacedNotes are.
 import type { Person } from "../core/workspace/line-authors.js";
 import { PersonRows, personKey, personKeys } from "./person-rows.js";
 

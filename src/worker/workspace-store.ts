@@ -455,6 +455,7 @@ export class DurableWorkspaceStore implements WorkspaceStore {
         return out;
       },
       peek: (paths, part) => on<FileContent[]>((s) => s.peek(c, paths, part)),
+      markSeen: (shown) => on<null>((s) => s.markSeen(c, shown)),
       timeZone: async () => {
         const out = await on<string | null>((s) => s.timeZone(c));
         if (out.ok) zone = out.value;

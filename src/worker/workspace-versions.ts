@@ -12,7 +12,7 @@ import type { AuthoredEntry, DeletedFile, FileContent, FileEntry, ListedFile, Ve
 import { FileListing } from "./workspace-listing.js";
 import { FoldedNames } from "../core/workspace/folded-names.js";
 import type { Glob } from "../core/catalog/glob.js";
-import { COUNTED_BYTES, linesChanged, SHOWN_VERSIONS, type ChangedSince } from "../core/workspace/changed-since.js";
+import { linesChanged, SHOWN_VERSIONS, type ChangedSince, type CountBudget } from "../core/workspace/changed-since.js";
 import * as z from "zod";
 import { allBy, authorsByLine, authorsByStoredLine, byOthers, carryAuthors, droppedBy, matchLines, samePerson, soleAuthor, splitLines, type ByOthers, type EntryLines, type LineAuthors, type Person, type UnreadLines } from "../core/workspace/line-authors.js";
 
@@ -620,10 +620,10 @@ export class VersionedFiles {
 
   /** The versions of `path` others made after `reader`'s own last text of it (a deletion of theirs is none to compare),
    *  or after `seen` where it is later (the version they were last shown them with: SeenVersions), with the lines added
-   *  and removed since where both versions are kept and small; undefined where the reader wrote none, or made the head,
-   *  or only the server's merge followed. Looked up, not scanned: a member's thousand versions since hid the owner's
+   *  and removed since where both versions are kept and `budget` has room for them; undefined where the reader wrote
+   *  none, or made the head, or only the server's merge followed. Looked up, not scanned: a member's thousand versions since hid the owner's
    *  (review 372: a removed requirement went unsaid after 1,001 writes). */
-  changedSince(path: string, reader: Person, seen?: number): ChangedSince | undefined {
+  changedSince(path: string, reader: Person, seen: number | undefined, budget: CountBudget): ChangedSince | undefined {
     // Read with every head: a head the reader made (the common case) costs one row.
     const head = this.sql.exec<{ version: number; author: string; author_id: string | null; size: number; kept: number }>(`SELECT version, author, author_id, size, ${KEPT} AS kept FROM versions WHERE path = ? ORDER BY version DESC LIMIT 1`, path).toArray()[0];
     if (!head || samePerson(personOf(head), reader)) return undefined;
@@ -643,7 +643,7 @@ export class VersionedFiles {
     const from = this.sql.exec<{ size: number; kept: number }>(`SELECT size, ${KEPT} AS kept FROM versions WHERE path = ? AND version = ?`, path, yours).toArray()[0];
     const allOthers = from?.kept && !this.byOthers(path, reader, yours).length ? { allOthers: true as const } : {};
     const changed = { yours, ...(read ? { read: true as const } : {}), versions, count: n, by, ...allOthers };
-    const counted = head.kept && from?.kept && head.size <= COUNTED_BYTES && from.size <= COUNTED_BYTES;
+    const counted = head.kept && from?.kept && budget.take(from.size, head.size);
     return counted ? { ...changed, ...linesChanged(decode(this.content(path, yours)), decode(this.content(path, head.version))) } : changed;
   }
 

@@ -747,6 +747,25 @@ describe("history with a glob (review 368)", () => {
     expect((await olive.files({ action: "history", project: name, path: "nothing/**" })).text).toBe(`No file of project "${name}" matches "nothing/**". bmad-files "list" with "**" lists them all.`);
   });
 
+  it("counts lines for one answer's worth of bytes: past it, files are named without counts, and a read of one still counts (review 391)", async () => {
+    const name = unique("budget");
+    expect((await olive.project({ action: "create", name })).isError).toBe(false);
+    await shareAccepted(olive, name, mallory, "write");
+    // Two files of 200 KB a side: both texts of the two together pass what one answer compares (800 KB > 512 KB).
+    const big = (seed: string) => Array.from({ length: 20_000 }, (_, i) => `${seed} line ${i}`.padEnd(9, ".")).join("\n").slice(0, 200 * 1024);
+    for (const path of ["docs/a.md", "docs/b.md"]) expect((await olive.files({ action: "write", project: name, path, content: big("olive") })).isError).toBe(false);
+    for (const path of ["docs/a.md", "docs/b.md"]) expect((await mallory.files({ action: "write", project: name, path, content: big("mallory"), if_version: 1 })).isError).toBe(false);
+    const out = await olive.files({ action: "history", project: name, path: "docs/**" });
+    const lines = out.text.split("\n");
+    // The newest first: b is counted, a is named without counts.
+    expect(lines[1]).toMatch(/^docs\/b\.md v2 by .* lines since your v1$/);
+    expect(lines[2]).toMatch(/^docs\/a\.md v2 by .*; changed by others since your v1$/);
+    expect(out.structured.files[1].changed_since).toEqual({ yours: 1, versions: [2], count: 1, by: [mallory.email], allOthers: true });
+    // A read of one file alone counts it.
+    const alone = await olive.files({ action: "read", project: name, path: "docs/a.md" });
+    expect(alone.structured.changed_since, alone.text.split("\n")[0]).toMatchObject({ added: expect.any(Number), removed: expect.any(Number) });
+  });
+
   it("refuses a glob no project path takes for what it is, as history and list of that path do (review 390)", async () => {
     const name = unique("globpath");
     expect((await olive.project({ action: "create", name })).isError).toBe(false);

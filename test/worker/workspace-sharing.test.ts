@@ -682,11 +682,19 @@ describe("sharing", () => {
     const many = `${dir}/many.md`;
     expect((await owner.files({ action: "write", project, path: many, content: "a\nb\n" })).isError).toBe(false);
     for (let i = 0; i < 1001; i++) expect((await writer.files({ action: "write", project, path: many, content: i % 2 ? "b\n" : "b \n" })).isError).toBe(false);
-    expect((await owner.files({ action: "read", project, path: many })).structured.changed_since).toEqual({ yours: 1, versions: [2, 1002], count: 1001, by: [writer.email], added: 1, removed: 2, allOthers: true });
-    // That read told the owner their v1 was replaced (a displaced note) instead: nothing counts as seen.
+    const listed = await owner.files({ action: "history", project, path: `${dir}/many.*` });
+    expect(listed.structured.files[0].changed_since).toEqual({ yours: 1, versions: [2, 1002], count: 1001, by: [writer.email], added: 1, removed: 2, allOthers: true });
+    // A read tells the owner their v1 was replaced (a displaced note) in its place, in the text and the fields alike,
+    // and that counts as told (review 391: the next read told it again).
+    const displaced = await owner.files({ action: "read", project, path: many });
+    expect(displaced.structured.displaced).toMatchObject({ version: 1, at: 2 });
+    expect(displaced.structured.changed_since).toBeUndefined();
+    expect(displaced.text.split("\n")[0]).not.toContain("changed by others");
+    expect((await owner.files({ action: "read", project, path: many })).structured.changed_since).toBeUndefined();
+    // The owner's deletion is no text of theirs, nor another's change.
     expect((await owner.files({ action: "delete", project, path: many })).isError).toBe(false);
     expect((await writer.files({ action: "write", project, path: many, content: "a\nb\n" })).isError).toBe(false);
-    expect((await owner.files({ action: "read", project, path: many })).text.split("\n")[0]).toContain(`changed by others since your v1: v2 to v1004 (1002 versions) by ${writer.email} (the same text as your v1)]`);
+    expect((await owner.files({ action: "read", project, path: many })).text.split("\n")[0]).toContain(`changed by others since you read v1002: v1004 by ${writer.email} (+2 −1 lines)]`);
     // The owner's next version is theirs: the clause goes.
     expect((await owner.files({ action: "append", project, path: brief, content: "- FR-3: clear\n" })).isError).toBe(false);
     expect(text(await kit.callTool({ name: TOOL.getWorkflowStatus, arguments: { project } }))).toContain(`\`${brief}\` (status: "final"),`);
@@ -694,27 +702,35 @@ describe("sharing", () => {
     for (const path of [prd, brief]) expect((await owner.files({ action: "delete", project, path })).isError).toBe(false);
   });
 
-  it("tells what others changed since once: a read of the head shows it, and counts it as seen until they change more (review 385)", async () => {
+  it("tells what others changed since once: a status, the map or a read of the head shows it, and counts it as seen until they change more (reviews 385, 391)", async () => {
     const prd = "_bmad-output/planning-artifacts/seen-once/prd.md";
     expect((await owner.files({ action: "write", project, path: prd, content: "---\nstatus: final\n---\n# PRD\n- FR-1: add\n" })).isError).toBe(false);
     expect((await writer.files({ action: "edit", project, path: prd, old: "- FR-1: add\n", content: "- FR-1: share\n" })).isError).toBe(false);
     const kit = new Client({ name: "kit-seen", version: "1.0.0" });
     await kit.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp?toolsets=default,kit`), { fetch: withBearer(workerFetch, owner.token) }));
     const status = async () => text(await kit.callTool({ name: TOOL.getWorkflowStatus, arguments: { project } }));
-    // Status only shows it: the user may not have looked.
+    // Status shows it once (review 391: every call told it again), and neither status nor a read says it again.
     expect(await status()).toContain(`\`${prd}\` (status: "final") (changed by others since your v1: v2 by "${writer.email}" (+1 −1 lines))`);
-    const first = (await owner.files({ action: "read", project, path: prd })).text.split("\n")[0]!;
-    expect(first).toMatch(new RegExp(`at [^;]+; changed by others since your v1: v2 by ${literally(writer.email)} \\(\\+1 −1 lines\\)\\]$`));
-    // Read once, seen: neither the next read nor status says it again.
-    const second = await owner.files({ action: "read", project, path: prd });
-    expect(second.structured.changed_since).toBeUndefined();
-    expect(second.text.split("\n")[0]).not.toContain("changed by others");
     expect(await status()).toContain(`\`${prd}\` (status: "final") (written with others too: "${writer.email} (lines 5, with you)")`);
-    // Their next change brings it back, counted from the version read.
+    const first = await owner.files({ action: "read", project, path: prd });
+    expect(first.structured.changed_since).toBeUndefined();
+    expect(first.text.split("\n")[0]).not.toContain("changed by others");
+    // Their next change brings it back, counted from the version shown; the map tells it once too.
     expect((await writer.files({ action: "append", project, path: prd, content: "- FR-2: sync\n" })).isError).toBe(false);
+    const views = new Client({ name: "views-seen", version: "1.0.0" });
+    await views.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp?toolsets=default,views`), { fetch: withBearer(workerFetch, owner.token) }));
+    const map = async () => text(await views.callTool({ name: TOOL.bmadMap, arguments: { project } }));
+    expect(await map()).toContain(`; changed by others since you read v2: v3 by ${writer.email} (+1 −0 lines)`);
+    expect(await map()).not.toContain("changed by others");
+    // And a read: once.
+    expect((await writer.files({ action: "append", project, path: prd, content: "- FR-3: merge\n" })).isError).toBe(false);
     const third = await owner.files({ action: "read", project, path: prd });
-    expect(third.text.split("\n")[0]).toContain(`; written by others, not you: ${writer.email} (lines 6); written with others too: ${writer.email} (lines 5, with you); changed by others since you read v2: v3 by ${writer.email} (+1 −0 lines)]`);
-    expect(third.structured.changed_since).toEqual({ yours: 2, read: true, versions: [3], count: 1, by: [writer.email], added: 1, removed: 0 });
+    expect(third.text.split("\n")[0]).toContain(`; written by others, not you: ${writer.email} (lines 6-7); written with others too: ${writer.email} (lines 5, with you); changed by others since you read v3: v4 by ${writer.email} (+1 −0 lines)]`);
+    expect(third.structured.changed_since).toEqual({ yours: 3, read: true, versions: [4], count: 1, by: [writer.email], added: 1, removed: 0 });
+    const fourth = await owner.files({ action: "read", project, path: prd });
+    expect(fourth.structured.changed_since).toBeUndefined();
+    expect(fourth.text.split("\n")[0]).not.toContain("changed by others");
+    await views.close();
     await kit.close();
     expect((await owner.files({ action: "delete", project, path: prd })).isError).toBe(false);
   });

@@ -9,7 +9,7 @@ import type { ProjectRuntime } from "../runtime/project.js";
 import { helpCatalogLines, splitCsvLine } from "../workspace/installer-manifests.js";
 import { cutAt, isOneLine } from "../lines.js";
 import { inBrief, othersNote, writtenOnlyBy, type ByOthers } from "../workspace/line-authors.js";
-import { changedSinceNote, othersBeside, type ChangedSince } from "../workspace/changed-since.js";
+import { changedSinceNote, othersBeside, toldUpTo, type ChangedSince } from "../workspace/changed-since.js";
 import { codeSpan } from "../workspace/paths.js";
 import { servedText, type BundleReader } from "./reader.js";
 import { defaultConfigValues, fillConfigValues, projectConfigValues } from "./skill-render.js";
@@ -287,6 +287,12 @@ async function namedDocuments(runtime: ProjectRuntime, found: string[], roots: s
   const leads = new Set(leading);
   const shown = [...eachFolderInTurn(withStatus.filter((f) => leads.has(f.path))), ...eachFolderInTurn(withStatus.filter((f) => !leads.has(f.path)))].slice(0, SHOWN);
   const listed = shown.map((f) => `${codeSpan(f.path)}${f.status ? ` (status: ${JSON.stringify(f.status)})` : ""}${isMemlogPath(f.path) ? ` (${unfinishedRunNote(f.path)})` : ""}${byOthersNote(f.by, runtime.changedSince?.get(f.path))}`).join(", ");
+  // Told once: what others changed in the documents named here counts as seen (review 391: status told it every call).
+  const told = shown.flatMap((f) => {
+    const since = runtime.changedSince?.get(f.path);
+    return since ? [{ path: f.path, version: toldUpTo(since) }] : [];
+  });
+  if (told.length) await runtime.store?.markSeen?.(told);
   const named = new Set(shown.map((f) => f.path));
   const left = files.filter((path) => !named.has(path));
   // Not said to be from earlier phases: BMAD's catalog gives every planning phase's output one folder, and its phase

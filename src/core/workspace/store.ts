@@ -214,6 +214,9 @@ export interface WorkspaceFiles {
   /** The first `head` or last `tail` bytes of each of `paths` (missing ones left out), in one call: what a look at
    *  frontmatter or a log's last lines needs, not whole files a collaborator may have filled (review 20). */
   peek(paths: string[], part: { head: number } | { tail: number }): Promise<WsResult<FileContent[]>>;
+  /** The caller was shown what others changed in these files (ChangedSince) up to `version` (toldUpTo), which is
+   *  not told again. Stores that tell no such change (the bridge) have none. */
+  markSeen?(shown: Array<{ path: string; version: number }>): Promise<WsResult<null>>;
   /** When one of its files last changed (null: none is there), which orders a caller's projects in status answers;
    *  stores with one project (the bridge) have none. */
   lastChanged?(): Promise<WsResult<string | null>>;

@@ -22,7 +22,7 @@ import { folderName, inProject, notThisProject } from "./workspace.tools.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
 import { sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
 import { othersClause } from "../../workspace/line-authors.js";
-import { changedSinceClause, othersBeside } from "../../workspace/changed-since.js";
+import { changedSinceClause, othersBeside, toldUpTo } from "../../workspace/changed-since.js";
 import { NOT_UTF8_NOTE } from "../../workspace/file-text.js";
 import { MAX_FILE_BYTES } from "../../workspace/limits.js";
 
@@ -73,6 +73,9 @@ export const bmadMapTool = defineTool({
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
     if (!runtime?.ok) return fail(runtime?.error ?? NO_PROJECTS);
     const map = await projectMap(deps.reader, runtime.runtime, found.files);
+    // Told once, as a read tells it: what others changed in the documents the map names counts as seen.
+    const told = [...map.phases.flatMap((p) => p.artifacts), ...map.other].flatMap((a) => (a.changed_since ? [{ path: a.path, version: toldUpTo(a.changed_since) }] : []));
+    if (told.length) await found.files.markSeen?.(told);
     return done(mapText(map, project ?? found.name, (at) => shownAt(found.files, at)), { ...map });
   },
 });

@@ -427,10 +427,9 @@ export const bmadFilesTool = defineTool({
           const { data, ...stored } = read.value;
           const { text, meta } = await servedFile(path, stored, data);
           // The file's text is a block of its own: a read, edited and written back, carries no header line. What others
-          // changed since the reader's last version goes unsaid beside the note that says their version was replaced; the
-          // lines others wrote go unsaid beside it where they tell the same change (othersBeside).
-          const since = meta.displaced ? undefined : meta.changed_since;
-          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}${meta.not_utf8 ? `, ${NOT_UTF8_NOTE}` : meta.bom ? `, ${BOM_NOTE}` : ""}, ${byAt(meta.author, shownAt(files, meta.updated_at))}${othersClause(othersBeside(meta.others, since), meta.author)}${changedSinceClause(since)}]${displacedNote(path, meta.displaced)}`, text, structured: meta };
+          // changed since the reader's last version goes unsaid beside the note that says their version was replaced (the
+          // store leaves it out); the lines others wrote go unsaid beside it where they tell the same change (othersBeside).
+          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}${meta.not_utf8 ? `, ${NOT_UTF8_NOTE}` : meta.bom ? `, ${BOM_NOTE}` : ""}, ${byAt(meta.author, shownAt(files, meta.updated_at))}${othersClause(othersBeside(meta.others, meta.changed_since), meta.author)}${changedSinceClause(meta.changed_since)}]${displacedNote(path, meta.displaced)}`, text, structured: meta };
         }
         case "write":
         case "append": {
