@@ -47,6 +47,8 @@ describe("the default bundle", () => {
     expect(newest.isError, newest.text).toBe(false);
     expect(newest.structured.learnings.map((l: { text: string }) => l.text)).toEqual(["Tax is rounded per line item.", "Mock nothing the tests can run for real."]);
     expect(newest.structured.total).toBe(3);
+    // A count is a whole number, as every other count's (review 399: 1.5 was taken).
+    expect((await call(TOOL.getAgentMemory, { project, agent: "dev", last_n: 1.5 })).isError).toBe(true);
   });
 
   it("gives get_failure_museum's top_n most critical failures first", async () => {

@@ -24,6 +24,8 @@ describe("tools/list", () => {
     // Its instructions say where a first call goes (review 117),
     // and, for a user who does not know which workflow, where BMAD's help skill is (review 254).
     expect(fresh.getInstructions()).toContain("To start: a project (bmad-project list, or create), then bmad-workflow with it (e.g. prd), and follow its text; bmad-workflow help says where to start; returning, get_workflow_status says where each project stands.");
+    // No completion contract here: it runs where the project's files are, the bridge (review 399).
+    expect(fresh.getInstructions()).toContain("\nkit: project context, runs and sessions, sub-task queue.\n");
     const listed = await fresh.listTools();
     // Written out: the default a first-time user gets (seed-002 proxy tools are opt-in; run_completion_contract is the
     // bridge's, where the project's files are).
@@ -33,6 +35,12 @@ describe("tools/list", () => {
     for (const t of listed.tools) expect(t.annotations?.readOnlyHint, t.name).toBe(!writers.includes(t.name));
     // As a client receives it: the JSON-RPC answer, envelope included (what the bench counts).
     expect(new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id: 1, result: listed })).length).toBeLessThanOrEqual(8 * 1024);
+  });
+
+  it("offers delegate_to_agent no list of agents this bundle may not have (review 399: three of the seed's five were refused)", async () => {
+    const memory = await connect("?toolsets=memory");
+    const delegate = (await memory.listTools()).tools.find((t) => t.name === TOOL.delegateToAgent)!;
+    expect((delegate.inputSchema.properties as Record<string, unknown>).agent_id).toEqual({ type: "string", description: "Agent, e.g. architect or bmm/dev" });
   });
 
   it("adds one tool per agent, named like its prompt, with ?toolsets=agents", async () => {

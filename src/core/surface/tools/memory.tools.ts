@@ -128,7 +128,7 @@ export const getAgentMemory = defineTool({
   input: z.object({
     agent: z.string().max(200).describe("Agent, e.g. dev, architect, qa"),
     query: z.string().max(4000).optional().describe("Words to match"),
-    last_n: z.number().min(1).max(200).optional().describe("How many (default 10)"),
+    last_n: z.number().int().min(1).max(200).optional().describe("How many (default 10)"),
     project: projectField,
   }),
   annotations: READ_ONLY,
@@ -136,7 +136,7 @@ export const getAgentMemory = defineTool({
     withMemory(deps, args.project, async ({ memory, ...where }) => {
       const agent = canonicalAgent(args.agent);
       if (!agent.ok) return fail(agent.error);
-      const limit = Math.floor(args.last_n ?? 10);
+      const limit = args.last_n ?? 10;
       const filter = { type: "agent-learnings" as const, agent: agent.value };
       if (args.query?.trim()) {
         const found = await memory.search(args.query, filter, limit);
@@ -159,14 +159,14 @@ export const getFailureMuseum = defineTool({
   description: "Get the project's past failures, worst first, then newest: check them before repeating a step that failed.",
   input: z.object({
     category: z.enum(["all", ...FAILURE_CATEGORIES]).optional().describe("Default all"),
-    top_n: z.number().min(1).max(200).optional().describe("How many (default 10)"),
+    top_n: z.number().int().min(1).max(200).optional().describe("How many (default 10)"),
     project: projectField,
   }),
   annotations: READ_ONLY,
   run: (args, deps) =>
     withMemory(deps, args.project, async ({ memory, ...where }) => {
       const category = args.category && args.category !== "all" ? args.category : undefined;
-      const listed = await memory.list({ type: "failures", ...(category ? { category } : {}) }, "severity", Math.floor(args.top_n ?? 10));
+      const listed = await memory.list({ type: "failures", ...(category ? { category } : {}) }, "severity", args.top_n ?? 10);
       if (!listed.ok) return fail(listed.error);
       const { entries, total, warnings } = listed.value;
       const head = entries.length ? `Failure museum${category ? ` (${category})` : ""}, worst first (${entries.length} of ${n(total)}):` : `No failures recorded${category ? ` as ${category}` : ""}.`;
