@@ -155,11 +155,11 @@ it("changes a file an editor saves in place in two parts only once it holds both
   }
 });
 
-it("changes a file it never changed while a watcher touches it every 30 ms (review 337: waited on as a save, never landed)", async () => {
+it("changes a file it never changed while a watcher touches it every 60 ms (review 337: waited on as a save, never landed)", async () => {
   const target = join(root, "docs/touched.md");
   writeFileSync(target, "# log\n");
   const stop = join(tmp.dir, "touched-stop");
-  const toucher = spawn("python3", ["-c", "import os, sys, time\nwhile not os.path.exists(sys.argv[2]):\n    os.utime(sys.argv[1]); time.sleep(0.03)", target, stop], { stdio: "ignore" });
+  const toucher = spawn("python3", ["-c", "import os, sys, time\nwhile not os.path.exists(sys.argv[2]):\n    os.utime(sys.argv[1]); time.sleep(0.06)", target, stop], { stdio: "ignore" });
   try {
     // Once the watcher is touching it: changed in the last 100 ms, and again before any 100 ms pass.
     const first = statSync(target).mtimeMs;
