@@ -100,7 +100,7 @@ async function makeTrees(dir: string): Promise<{ ours: string; peer: string }> {
 /** The floor: the same SDK and serveStdio entry as the bridge answering with the same bytes and no logic at
  *  all: the bridge's default tool list (read once), and the agent file as its only prompt, resource and tool answer. */
 function writeFloor(dir: string, agentFile: string): string {
-  const tools = STATIC_TOOLS.filter((t) => DEFAULT_TOOLSETS.includes(t.toolset)).map(toolListing);
+  const tools = STATIC_TOOLS.filter((t) => DEFAULT_TOOLSETS.includes(t.toolset)).map((t) => toolListing(t, true));
   const toolsFile = writeScript(join(dir, "tools.json"), JSON.stringify(tools));
   return writeScript(join(dir, "noop-server.mjs"), `import { readFileSync } from "node:fs";
 import { Server } from ${JSON.stringify(import.meta.resolve("@modelcontextprotocol/server"))};

@@ -116,8 +116,11 @@ it("signs in through the browser, keeps sessions on the remote and runs file-sys
   expect(text(listed)).toContain("remote-plan");
 
   // The tools that run here are listed, beside the remote's (review 148: the completion contract was never listed).
-  const names = (await client.listTools()).tools.map((t) => t.name);
+  const tools = (await client.listTools()).tools;
+  const names = tools.map((t) => t.name);
   expect(names).toContain("run_completion_contract");
+  // Workspaces are the remote's, listed as it serves them: create, share and the rest work here (review 399).
+  expect((tools.find((t) => t.name === "bmad-project")?.inputSchema.properties?.action as { enum?: string[] }).enum).toContain("share");
   expect(names).toContain("bmad-task");
   expect(new Set(names).size).toBe(names.length);
   const contract = await client.callTool({ name: "run_completion_contract", arguments: {} });

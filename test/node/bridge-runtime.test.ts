@@ -695,6 +695,22 @@ describe("bmad-files on the bridge", () => {
   });
 });
 
+describe("bmad-project and bmad-files as the bridge lists them (review 399)", () => {
+  it("lists only what a project folder does, and refuses the rest, sent anyway, as before", async () => {
+    const client = await sharedProject().client;
+    const tools = (await client.listTools()).tools;
+    const actions = (name: string) => (tools.find((t) => t.name === name)?.inputSchema.properties?.action as { enum?: string[] } | undefined)?.enum;
+    expect(actions("bmad-project")).toEqual(["list", "config"]);
+    expect(tools.find((t) => t.name === "bmad-project")?.description).not.toMatch(/create|delete|share|accept/);
+    expect(actions("bmad-files")).toEqual(["read", "write", "append", "edit", "list", "history", "restore", "delete"]);
+    expect(tools.find((t) => t.name === "bmad-files")?.description).not.toMatch(/purge/);
+    const created = await client.callTool({ name: "bmad-project", arguments: { action: "create", name: "other" } });
+    expect({ isError: created.isError, text: text(created) }).toMatchObject({ isError: true, text: expect.stringMatching(/^On the bridge the project is this folder \(.*\); there are no other workspaces to create/) });
+    const purged = await client.callTool({ name: "bmad-files", arguments: { action: "purge", path: "**" } });
+    expect({ isError: purged.isError, text: text(purged) }).toEqual({ isError: true, text: "This project keeps no history to purge: on the bridge it is the user's git." });
+  });
+});
+
 describe("a PRD from idea to final, with MCP calls only", () => {
   it("follows bmad-prd's Create path, bmad-architecture finds the PRD, and BMAD's Python carries on the same log", async () => {
     const { dir } = sharedProject();

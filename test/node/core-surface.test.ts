@@ -18,8 +18,27 @@ import { tooHeavyToParse } from "../../src/core/yaml.js";
 import { parseToml as parseTomlPort } from "../../src/core/runtime/config-utils.js";
 import { toml as tomlOf } from "../../src/compiler/parse.js";
 
-it.each(STATIC_TOOLS.map((t) => [t.name, t] as const))("%s matches its committed schema snapshot", async (name, tool) => {
-  await expect(JSON.stringify(toolListing(tool), null, 2) + "\n").toMatchFileSnapshot(`../toolsnaps/${name}.json`);
+it.each(STATIC_TOOLS.map((t) => [t.name, t] as const))("%s matches its committed schema snapshot on each door", async (name, tool) => {
+  const [remote, bridge] = [false, true].map((projectFiles) => JSON.stringify(toolListing(tool, projectFiles), null, 2) + "\n");
+  await expect(remote).toMatchFileSnapshot(`../toolsnaps/${name}.json`);
+  // The bridge's, where it lists the tool otherwise (listedOn).
+  if (bridge !== remote) await expect(bridge).toMatchFileSnapshot(`../toolsnaps/${name}.bridge.json`);
+});
+
+it("lists on each door only the actions and arguments it serves (review 399)", () => {
+  const listed = (name: string, projectFiles: boolean) => toolListing(STATIC_TOOLS.find((t) => t.name === name)!, projectFiles) as { description: string; inputSchema: { properties: Record<string, { enum?: string[] }> } };
+  // The bridge's one project is its folder: no create, delete, undelete, share, accept or decline; no history to purge.
+  expect(listed(TOOL.bmadProject, true).inputSchema.properties.action?.enum).toEqual(["list", "config"]);
+  expect(listed(TOOL.bmadProject, true).description).not.toMatch(/create|delete|share|accept/);
+  expect(listed(TOOL.bmadFiles, true).inputSchema.properties.action?.enum).not.toContain("purge");
+  expect(listed(TOOL.bmadFiles, true).description).not.toMatch(/purge/);
+  // A workspace keeps versions, not git commits.
+  expect(Object.keys(listed(TOOL.bmadDoc, false).inputSchema.properties)).toEqual(["project", "path", "version", "before"]);
+  expect(listed(TOOL.bmadDoc, false).description).not.toMatch(/bridge|commit/);
+  expect(listed(TOOL.bmadDoc, true).inputSchema.properties.commit).toBeDefined();
+  // The remote serves all of them.
+  expect(listed(TOOL.bmadProject, false).inputSchema.properties.action?.enum).toContain("share");
+  expect(listed(TOOL.bmadFiles, false).inputSchema.properties.action?.enum).toContain("purge");
 });
 
 it("keeps every seed tool name exactly", () => {
@@ -35,7 +54,8 @@ it("keeps every seed tool name exactly", () => {
 it("mentions only tools that exist in descriptions", () => {
   const known = new Set<string>(Object.values(TOOL));
   for (const tool of STATIC_TOOLS) {
-    for (const [, word] of tool.description.matchAll(/\b([a-z]+(?:[_-][a-z]+)+)\b/g)) {
+    const descriptions = [tool.description, tool.listedOn?.bridge?.description ?? "", tool.listedOn?.remote?.description ?? ""].join("\n");
+    for (const [, word] of descriptions.matchAll(/\b([a-z]+(?:[_-][a-z]+)+)\b/g)) {
       if (/^(list|get|execute|bmad)[_-]/.test(word!)) expect(known, `${tool.name} mentions ${word}`).toContain(word);
     }
   }

@@ -43,6 +43,20 @@ describe("tools/list", () => {
     expect((delegate.inputSchema.properties as Record<string, unknown>).agent_id).toEqual({ type: "string", description: "Agent, e.g. architect or bmm/dev" });
   });
 
+  it("lists bmad-doc with a workspace's versions and no git commits, and still refuses a commit sent anyway (review 399)", async () => {
+    const views = await connect("?toolsets=default,views");
+    const doc = (await views.listTools()).tools.find((t) => t.name === TOOL.bmadDoc)!;
+    expect(Object.keys(doc.inputSchema.properties ?? {})).toEqual(["project", "path", "version", "before"]);
+    expect(doc.inputSchema.properties?.before).toMatchObject({ type: "integer" });
+    expect(doc.description).not.toMatch(/bridge|commit/);
+    const project = unique("doc-door");
+    expect((await views.callTool({ name: TOOL.bmadProject, arguments: { action: "create", name: project } })).isError).not.toBe(true);
+    expect((await views.callTool({ name: TOOL.bmadFiles, arguments: { action: "write", project, path: "docs/prd.md", content: "# PRD" } })).isError).not.toBe(true);
+    const atCommit = await views.callTool({ name: TOOL.bmadDoc, arguments: { project, path: "docs/prd.md", commit: "a".repeat(40) } });
+    expect(atCommit.isError).toBe(true);
+    expect(text(atCommit)).toMatch(/^"commit" names a git commit of a project folder on the bridge; .* keeps its own versions: pass "version"/);
+  });
+
   it("adds one tool per agent, named like its prompt, with ?toolsets=agents", async () => {
     const agents = await connect("?toolsets=agents");
     const names = (await agents.listTools()).tools.map((t) => t.name);

@@ -40,12 +40,14 @@ export interface Surface {
   instructions: string;
 }
 
-/** Each tool's JSON Schema listing, built the first time a surface lists it: building all of them at module
- *  scope put every toolset's schemas into the Worker's startup and the bridge's cold start. */
-const listings = new WeakMap<ToolDef, ReturnType<typeof toolListing>>();
-function listingOf(def: ToolDef): ReturnType<typeof toolListing> {
-  let listing = listings.get(def);
-  if (!listing) listings.set(def, (listing = toolListing(def)));
+/** Each tool's JSON Schema listing per door (with the project's files or without), built the first time a surface
+ *  lists it: building all of them at module scope put every toolset's schemas into the Worker's startup and the
+ *  bridge's cold start. */
+const listings = { bridge: new WeakMap<ToolDef, ReturnType<typeof toolListing>>(), remote: new WeakMap<ToolDef, ReturnType<typeof toolListing>>() };
+function listingOf(def: ToolDef, projectFiles: boolean): ReturnType<typeof toolListing> {
+  const door = projectFiles ? listings.bridge : listings.remote;
+  let listing = door.get(def);
+  if (!listing) door.set(def, (listing = toolListing(def, projectFiles)));
   return listing;
 }
 const cache = new WeakMap<Catalog, Map<string, Surface>>();
@@ -66,11 +68,12 @@ function buildSurface(catalog: Catalog, toolsets: ToolsetName[], projectFiles: b
   const defs = [...STATIC_TOOLS.filter((t) => chosen.has(t.toolset)), ...dynamic];
   const listed = defs.filter((d) => projectFiles || !d.needsProjectFiles);
   const prompts = promptEntries(catalog);
-  const toolsResult = deepFreeze({ tools: listed.map(listingOf) });
+  const listing = (d: ToolDef) => listingOf(d, projectFiles);
+  const toolsResult = deepFreeze({ tools: listed.map(listing) });
   return {
     tools: new Map(defs.map((d) => [d.name, d])),
     toolsResult,
-    plainToolsResult: listed.some((d) => d.view) ? deepFreeze({ tools: listed.map((d) => withoutView(listingOf(d))) }) : toolsResult,
+    plainToolsResult: listed.some((d) => d.view) ? deepFreeze({ tools: listed.map((d) => withoutView(listing(d))) }) : toolsResult,
     prompts,
     promptList: [...prompts.values()].map((p) => p.listing),
     promptResults: new Map(),

@@ -26,6 +26,11 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   /** Listed only where a front door has the project's files (the bridge): elsewhere it is still answered, saying where
    *  it runs, but no conversation pays for its listing. */
   needsProjectFiles?: true;
+  /** What one front door lists instead, where it serves less of the tool than `description` and `input` say (review
+   *  399: the bridge listed create, share and purge, which it refuses): `bridge` where the door has the project's
+   *  files, `remote` where it has not. Calls are still parsed with `input`, so what a door refuses, sent anyway, gets
+   *  that door's refusal, not a schema error. */
+  listedOn?: { bridge?: Listed; remote?: Listed };
   /** Arguments larger than this are refused before parsing (default 64 KB). */
   maxArgumentBytes?: number;
   /** For a tool that reads or writes by action: whether a call with these raw, unvalidated arguments changes
@@ -34,6 +39,12 @@ export interface ToolDef<S extends z.ZodObject = z.ZodObject> {
   writes?(args: unknown): boolean;
   /** `signal` aborts when the client cancels the call: work the tool started must stop with it. */
   run(args: z.infer<S>, deps: SurfaceDeps, signal?: AbortSignal, call?: CallContext): Promise<ToolOutcome>;
+}
+
+/** A tool as one front door lists it. */
+export interface Listed {
+  description: string;
+  input: z.ZodObject;
 }
 
 /** What a call knows of its client: whether it answers sampling and elicitation requests and renders views, and its
@@ -55,14 +66,15 @@ export function defineTool<S extends z.ZodObject>(def: ToolDef<S>): ToolDef {
 
 export const READ_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 
-/** The tools/list entry for a definition. */
-export function toolListing(def: ToolDef): Tool {
+/** The tools/list entry for a definition, on a front door that has the project's files (the bridge) or not. */
+export function toolListing(def: ToolDef, projectFiles: boolean): Tool {
+  const { description, input } = (projectFiles ? def.listedOn?.bridge : def.listedOn?.remote) ?? def;
   const listing = {
     name: def.name,
-    description: def.description,
+    description,
     // No outputSchema: SDK clients compile a validator for each one on every tools/list, which costs
     // more than it gives; structured results still carry structuredContent beside their text.
-    inputSchema: jsonSchema(def.input),
+    inputSchema: jsonSchema(input),
     annotations: def.annotations,
     ...(def.view ? { _meta: { ui: { resourceUri: def.view } } } : {}),
   };

@@ -80,18 +80,28 @@ export const bmadMapTool = defineTool({
   },
 });
 
+const versionNumber = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+const docInput = z.object({
+  project: projectField,
+  path: z.string().min(1).max(1000).describe("From the project root, e.g. docs/prd.md"),
+  version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("An earlier version"),
+  commit: z.string().regex(COMMIT).optional().describe("The git commit to read it at"),
+  // A version number on the remote, a commit on the bridge (review 258: a count of commits skipped listed one twice).
+  before: z.union([versionNumber, z.string().regex(COMMIT)]).optional().describe("Older versions: an answer's `next`"),
+});
+
 export const bmadDocTool = defineTool({
   name: TOOL.bmadDoc,
   toolset: "views",
-  description: "A project document with its versions (remote: each change; bridge: the copies it kept of what it replaced, and git commits). A view renders it, diffs two versions and restores one through bmad-files.",
-  input: z.object({
-    project: projectField,
-    path: z.string().min(1).max(1000).describe("From the project root, e.g. docs/prd.md"),
-    version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("An earlier version"),
-    commit: z.string().regex(COMMIT).optional().describe("Bridge: the git commit to read it at"),
-    // A version number on the remote, a commit on the bridge (review 258: a count of commits skipped listed one twice).
-    before: z.union([z.number().int().min(0).max(Number.MAX_SAFE_INTEGER), z.string().regex(COMMIT)]).optional().describe("Older versions: an answer's `next`"),
-  }),
+  description: "A project document with its versions: the copies the bridge kept of what it replaced, and git commits. A view renders it, diffs two versions and restores one through bmad-files.",
+  input: docInput,
+  // A workspace keeps its own versions and no commits.
+  listedOn: {
+    remote: {
+      description: "A project document with its versions, one per change. A view renders it, diffs two versions and restores one through bmad-files.",
+      input: docInput.omit({ commit: true }).extend({ before: versionNumber.optional().describe("Older versions: an answer's `next`") }),
+    },
+  },
   annotations: READ_ONLY,
   view: viewUri("document"),
   async run({ project, path: given, version, commit, before }, deps) {

@@ -43,20 +43,29 @@ function withStore(deps: SurfaceDeps, run: (store: WorkspaceStore) => Promise<To
 
 const result = <T>(out: WsResult<T>, render: (value: T) => ToolOutcome): ToolOutcome => (out.ok ? render(out.value) : fail(out.error));
 
+const projectInput = z.object({
+  action: z.enum(["list", "create", "config", "delete", "undelete", "share", "accept", "decline"]).describe("What to do"),
+  name: z.string().optional().describe("Project (all but list)"),
+  answers: answersField,
+  time_zone: z.string().max(64).optional().describe("IANA zone (create, config)"),
+  confirm: z.string().optional().describe("delete: the name again"),
+  with: z.string().optional().describe("share: email, github:login or user id"),
+  access: z.enum(["read", "write", "none"]).optional().describe("share: none revokes"),
+});
+
 export const bmadProjectTool = defineTool({
   name: TOOL.bmadProject,
   toolset: "workspace",
   description:
     "Your project workspaces (root bmad://projects/{name}): list; create; config (show; answers rewrite _bmad config); delete (confirm: name), undelete (7 days); share (with; access read|write|none); accept|decline offers.",
-  input: z.object({
-    action: z.enum(["list", "create", "config", "delete", "undelete", "share", "accept", "decline"]).describe("What to do"),
-    name: z.string().optional().describe("Project (all but list)"),
-    answers: answersField,
-    time_zone: z.string().max(64).optional().describe("IANA zone (create, config)"),
-    confirm: z.string().optional().describe("delete: the name again"),
-    with: z.string().optional().describe("share: email, github:login or user id"),
-    access: z.enum(["read", "write", "none"]).optional().describe("share: none revokes"),
-  }),
+  input: projectInput,
+  // The bridge's one project is its folder: it lists it and says where its config is, and refuses the rest.
+  listedOn: {
+    bridge: {
+      description: "This project, the bridge's folder: list names it; config says where its BMAD config is (its _bmad/ files).",
+      input: projectInput.pick({ action: true, name: true }).extend({ action: z.enum(["list", "config"]).describe("What to do"), name: z.string().optional().describe("config: the folder's name") }),
+    },
+  },
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
   writes: (args) => !(PROJECT_READS.has(action(args) as string) || (action(args) === "config" && (args as { answers?: unknown }).answers === undefined && (args as { time_zone?: unknown }).time_zone === undefined)),
   run: (args, deps, _signal, call) =>
@@ -363,21 +372,31 @@ function tableAt(doc: unknown, path: string[]): Record<string, unknown> | undefi
   return at && typeof at === "object" && !Array.isArray(at) ? (at as Record<string, unknown>) : undefined;
 }
 
+const FILE_ACTIONS = ["read", "write", "append", "edit", "list", "history", "restore", "delete"] as const;
+const filesInput = z.object({
+  action: z.enum([...FILE_ACTIONS, "purge", "unpurge"]).describe("What to do"),
+  project: z.string().optional().describe("Project, as bmad-project lists it (bridge: its folder)"),
+  path: z.string().optional().describe("From the project root (docs/prd.md); list: glob (default **)"),
+  content: z.string().optional().describe("write, append: the text; edit: the new text"),
+  old: z.string().optional().describe("edit: exact text to replace"),
+  // Safe integers: the bridge's versions are 48 bits of the content's sha256.
+  version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("restore, unpurge, read: that version; history: those before it"),
+  if_version: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("Only if the file is at this version (0: absent)"),
+});
+
 export const bmadFilesTool = defineTool({
   name: TOOL.bmadFiles,
   toolset: "workspace",
   description:
     "A bmad-project's files, by path from its root. Each change is a version; purge|unpurge (owner) drop old versions, 7 days to undo.",
-  input: z.object({
-    action: z.enum(["read", "write", "append", "edit", "list", "history", "restore", "delete", "purge", "unpurge"]).describe("What to do"),
-    project: z.string().optional().describe("Project, as bmad-project lists it (bridge: its folder)"),
-    path: z.string().optional().describe("From the project root (docs/prd.md); list: glob (default **)"),
-    content: z.string().optional().describe("write, append: the text; edit: the new text"),
-    old: z.string().optional().describe("edit: exact text to replace"),
-    // Safe integers: the bridge's versions are 48 bits of the content's sha256.
-    version: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional().describe("restore, unpurge, read: that version; history: those before it"),
-    if_version: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().describe("Only if the file is at this version (0: absent)"),
-  }),
+  input: filesInput,
+  // A project folder's history is the user's git: the bridge has none to purge.
+  listedOn: {
+    bridge: {
+      description: "This project folder's files, by path from its root. Each change is a version.",
+      input: filesInput.extend({ action: z.enum(FILE_ACTIONS).describe("What to do"), version: filesInput.shape.version.describe("restore, read: that version; history: those before it") }),
+    },
+  },
   annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: false },
   // 1 MiB of content as JSON, escaped: the file size limit is the one a caller meets, named.
   maxArgumentBytes: 3 * MAX_FILE_BYTES,
