@@ -52,6 +52,21 @@ async function mcpStatus(token: string): Promise<number> {
 
 // Each test signs in several times; the first request of a file loads the whole Worker in workerd.
 describe("revocation reaches tokens in use", { timeout: 60_000 }, () => {
+  it("says a token issued at another address of this server is for that address, and to sign in here (review 401)", async () => {
+    const tokens = await signIn(workerFetch, ORIGIN);
+    const elsewhere = await withBearer(workerFetch, tokens.access_token)(ORIGIN.replace("127.0.0.1", "localhost") + "/mcp", TOOLS_LIST);
+    const body = await elsewhere.text();
+    expect(elsewhere.status).toBe(401);
+    expect(JSON.parse(body)).toMatchObject({ error: "invalid_token", error_description: expect.stringMatching(/^This access token was issued for another address of this server .*: sign in again at the address you use here, ending in \/mcp\.$/) });
+  });
+
+  it("answers a path under /mcp with a JSON-RPC error naming the endpoint (review 401: a bare 404)", async () => {
+    const tokens = await signIn(workerFetch, ORIGIN);
+    const slash = await withBearer(workerFetch, tokens.access_token)(`${ORIGIN}/mcp/`, TOOLS_LIST);
+    expect(slash.status).toBe(404);
+    expect(await slash.json()).toMatchObject({ jsonrpc: "2.0", error: { message: `No MCP endpoint at /mcp/: this server's is ${ORIGIN}/mcp.` } });
+  });
+
   it("refuses an access token on the next request once its sign-in is revoked through the refresh token", async () => {
     await seed();
     const tokens = await signIn(workerFetch, ORIGIN);
@@ -183,7 +198,7 @@ describe("refresh token rotation", { timeout: 60_000 }, () => {
     const lost = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
     expect(lost.status).toBe(200);
     const retry = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
-    expect(retry).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringMatching(/already used a moment ago.*if it was lost, sign in again/) } });
+    expect(retry).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringMatching(/already used a moment ago.*if none came, sign in again, and do not send this one again: sent later it ends the sign-in/) } });
     expect(await mcpStatus(lost.json.access_token)).toBe(200);
     // Another client with the same token within the window: theft, and the sign-in ends.
     const other = await register(workerFetch, ORIGIN);

@@ -35,6 +35,8 @@ const CLEARER = new Map<string, string>([
   ["authorization-code-grant/grant_not_found", "This authorization code has expired or its sign-in has ended: sign in again."],
   ["protected-resource/token_not_found", "This access token has expired, or its sign-in has ended (signed out or revoked), or it is a refresh token (send the access token instead): get a new one with your refresh token, or sign in again if that fails."],
   ["protected-resource/token_expired", "This access token has expired: get a new one with your refresh token, or sign in again if that fails."],
+  // Review 401: a token for http://127.0.0.1:PORT/mcp sent to http://localhost:PORT/mcp was told only that it was unbound.
+  ["protected-resource/token_audience_unbound", "This access token was issued for another address of this server (another host name, port or path): sign in again at the address you use here, ending in /mcp."],
 ]);
 
 /** How long a client is asked to wait when an app's client metadata document could not be read. */

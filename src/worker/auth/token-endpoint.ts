@@ -149,7 +149,7 @@ async function refreshOnce(request: Request, token: string, grant: string, clien
   // A token the provider never issued: it answers that itself.
   if (claim === "unknown") return next();
   if (claim === "retried") {
-    return oauthError(request, 400, "invalid_grant", `This refresh token was already used a moment ago (under ${REFRESH_REUSE_WINDOW_MS / 1000} s, by this client: two refreshes at once, or a retry): use the tokens that answer gave. The sign-in was not ended. If that answer failed, send this refresh token again; only if it was lost, sign in again.`);
+    return oauthError(request, 400, "invalid_grant", `This refresh token was already used a moment ago (under ${REFRESH_REUSE_WINDOW_MS / 1000} s, by this client: two refreshes at once, or a retry): use the tokens that answer gave. The sign-in was not ended. If that answer was an error, this refresh token works again now; if none came, sign in again, and do not send this one again: sent later it ends the sign-in.`);
   }
   if (claim === "reused") {
     await deps.revokeGrant(userId, grantId);
