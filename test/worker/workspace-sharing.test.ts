@@ -694,7 +694,7 @@ describe("sharing", () => {
     // The owner's deletion is no text of theirs, nor another's change.
     expect((await owner.files({ action: "delete", project, path: many })).isError).toBe(false);
     expect((await writer.files({ action: "write", project, path: many, content: "a\nb\n" })).isError).toBe(false);
-    expect((await owner.files({ action: "read", project, path: many })).text.split("\n")[0]).toContain(`changed by others since you read v1002: v1004 by ${writer.email} (+2 −1 lines)]`);
+    expect((await owner.files({ action: "read", project, path: many })).text.split("\n")[0]).toContain(`changed by others since you saw v1002: v1004 by ${writer.email} (+2 −1 lines)]`);
     // The owner's next version is theirs: the clause goes.
     expect((await owner.files({ action: "append", project, path: brief, content: "- FR-3: clear\n" })).isError).toBe(false);
     expect(text(await kit.callTool({ name: TOOL.getWorkflowStatus, arguments: { project } }))).toContain(`\`${brief}\` (status: "final"),`);
@@ -720,16 +720,23 @@ describe("sharing", () => {
     const views = new Client({ name: "views-seen", version: "1.0.0" });
     await views.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp?toolsets=default,views`), { fetch: withBearer(workerFetch, owner.token) }));
     const map = async () => text(await views.callTool({ name: TOOL.bmadMap, arguments: { project } }));
-    expect(await map()).toContain(`; changed by others since you read v2: v3 by ${writer.email} (+1 −0 lines)`);
+    expect(await map()).toContain(`; changed by others since you saw v2: v3 by ${writer.email} (+1 −0 lines)`);
     expect(await map()).not.toContain("changed by others");
     // And a read: once.
     expect((await writer.files({ action: "append", project, path: prd, content: "- FR-3: merge\n" })).isError).toBe(false);
     const third = await owner.files({ action: "read", project, path: prd });
-    expect(third.text.split("\n")[0]).toContain(`; written by others, not you: ${writer.email} (lines 6-7); written with others too: ${writer.email} (lines 5, with you); changed by others since you read v3: v4 by ${writer.email} (+1 −0 lines)]`);
+    expect(third.text.split("\n")[0]).toContain(`; written by others, not you: ${writer.email} (lines 6-7); written with others too: ${writer.email} (lines 5, with you); changed by others since you saw v3: v4 by ${writer.email} (+1 −0 lines)]`);
     expect(third.structured.changed_since).toEqual({ yours: 3, read: true, versions: [4], count: 1, by: [writer.email], added: 1, removed: 0 });
     const fourth = await owner.files({ action: "read", project, path: prd });
     expect(fourth.structured.changed_since).toBeUndefined();
     expect(fourth.text.split("\n")[0]).not.toContain("changed by others");
+    // A render that names the document: once too, though renders are kept by the project's stamp (review 402: a kept
+    // render told it on every call).
+    expect((await writer.files({ action: "append", project, path: prd, content: "- FR-4: undo\n" })).isError).toBe(false);
+    const render = async () => text(await kit.callTool({ name: TOOL.bmad, arguments: { command: "*bmad-architecture", project } }));
+    const told = await render();
+    expect(told.split("\n").find((l) => l.includes("seen-once/prd.md")), told.slice(0, 3000)).toContain(`changed by others since you saw v4: v5 by "${writer.email}" (+1 −0 lines)`);
+    expect(await render()).not.toContain("changed by others since");
     await views.close();
     await kit.close();
     expect((await owner.files({ action: "delete", project, path: prd })).isError).toBe(false);

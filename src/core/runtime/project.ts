@@ -46,7 +46,10 @@ export interface ProjectRuntime {
   readonly label: string;
   /** The project's files as bmad-files keeps them: when each last changed, by whom, and its earlier versions (what
    *  says a later step's document predates an earlier one's change: stale-steps.ts). */
-  readonly store?: Pick<WorkspaceFiles, "peek" | "history" | "read" | "markSeen">;
+  readonly store?: Pick<WorkspaceFiles, "peek" | "history" | "read">;
+  /** What others changed in these files (ChangedSince, up to `version`) was shown to the caller: not told again, and the
+   *  answer that told it is not kept to be served again (review 402: a kept render told it on every call). */
+  toldChangedSince?(shown: Array<{ path: string; version: number }>): Promise<void>;
   /** A workspace's: the server's /mcp URL, which `bmad-mcp pull --remote` takes to bring it to the user's clone. */
   readonly pullFrom?: string;
   /** Files read for a render or a run that hold lines someone other than the caller wrote (project path -> whose

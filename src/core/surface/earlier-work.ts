@@ -292,7 +292,7 @@ async function namedDocuments(runtime: ProjectRuntime, found: string[], roots: s
     const since = runtime.changedSince?.get(f.path);
     return since ? [{ path: f.path, version: toldUpTo(since) }] : [];
   });
-  if (told.length) await runtime.store?.markSeen?.(told);
+  if (told.length) await runtime.toldChangedSince?.(told);
   const named = new Set(shown.map((f) => f.path));
   const left = files.filter((path) => !named.has(path));
   // Not said to be from earlier phases: BMAD's catalog gives every planning phase's output one folder, and its phase

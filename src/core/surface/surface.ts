@@ -97,8 +97,10 @@ function instructions(catalog: Catalog, toolsets: ToolsetName[], projectFiles: b
     lines.push(`To start: ${projectFiles ? "bmad-workflow (e.g. prd), in this project" : "a project (bmad-project list, or create), then bmad-workflow with it (e.g. prd)"}, and follow its text; bmad-workflow help says where to start${toolsets.includes("kit") ? `; returning, ${TOOL.getWorkflowStatus} says where ${projectFiles ? "the project" : "each project"} stands` : ""}.`);
   }
   if (skillIndex(catalog).skills.length) lines.push(`Skills (skills/list): each at skill://{name}/SKILL.md as BMAD ships it; its ${SKILL_RUNTIME_FILE} says how {project-root}, {skill-root} and uv run lines work here.`);
-  // The completion contract runs only where the project's files are (the bridge; review 399: the remote said it too).
-  for (const t of toolsets) lines.push(`${t}: ${t === "kit" && projectFiles ? TOOLSETS.kit.about.replace("project context", "project context, completion contract") : TOOLSETS[t].about}.`);
+  for (const t of toolsets) {
+    const set: { about: string; withProjectFiles?: string } = TOOLSETS[t];
+    lines.push(`${t}: ${(projectFiles && set.withProjectFiles) || set.about}.`);
+  }
   const warnings = treeWarnings(catalog, 5);
   if (warnings) lines.push(warnings);
   return lines.join("\n");

@@ -9,7 +9,8 @@ export const TOOLSETS = {
   contracts: { byDefault: true, about: "run workflows; read, list and search all content" },
   agents: { byDefault: false, about: "one tool per agent, taking a message" },
   delivery: { byDefault: true, about: "bmad-task: a PO -> Architect -> SM -> Dev -> Review -> QA delivery session" },
-  kit: { byDefault: true, about: "project context, runs and sessions, sub-task queue" },
+  // The completion contract runs only where the project's files are (review 399: the remote's instructions said it too).
+  kit: { byDefault: true, about: "project context, runs and sessions, sub-task queue", withProjectFiles: "project context, completion contract, runs and sessions, sub-task queue" },
   workspace: { byDefault: true, about: "a project root for skills: its files, and BMAD's scripts run with bmad-run" },
   // Opt-in: five more tools would take the default tools/list past its 8 KB budget; rendered skills name it.
   memory: { byDefault: false, about: "project memory: remember, recall, agent learnings, failure museum; delegate_to_agent" },

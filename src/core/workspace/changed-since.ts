@@ -60,12 +60,12 @@ const shownVersions = (c: ChangedSince): string =>
 
 /** The lines counted: `+1 −2 lines`, or that the text is the same again (review 372: "+0 −0" beside a delete and a
  *  recreate read as nothing done). */
-const linesNote = (c: ChangedSince): string => (c.added === 0 && c.removed === 0 ? `the same text as ${c.read ? `the v${c.yours} you read` : `your v${c.yours}`}` : `+${c.added} −${c.removed} lines`);
+const linesNote = (c: ChangedSince): string => (c.added === 0 && c.removed === 0 ? `the same text as ${c.read ? `the v${c.yours} you saw` : `your v${c.yours}`}` : `+${c.added} −${c.removed} lines`);
 
-/** What the changes are counted from: `your v2` (the reader's own), or `you read v2` (shown it since). */
-const sinceWhat = (c: ChangedSince): string => (c.read ? `you read v${c.yours}` : `your v${c.yours}`);
+/** What the changes are counted from: `your v2` (the reader's own), or `you saw v2` (shown it since). */
+const sinceWhat = (c: ChangedSince): string => (c.read ? `you saw v${c.yours}` : `your v${c.yours}`);
 
-/** `changed by others since your v2: v3, v4 by bob (+1 −1 lines)` (`since you read v2`). */
+/** `changed by others since your v2: v3, v4 by bob (+1 −1 lines)` (`since you saw v2`). */
 export const changedSinceNote = (c: ChangedSince): string =>
   `changed by others since ${sinceWhat(c)}: ${shownVersions(c)} by ${c.by.join(", ")}${c.added === undefined ? "" : ` (${linesNote(c)})`}`;
 

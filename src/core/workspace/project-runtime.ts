@@ -85,6 +85,10 @@ export function workspaceRuntimes(store: { files(project: string): ManyReadingFi
       },
       skillRoot: async (bundleDir) => `bmad://${bundleDir}`,
       refused: () => refused,
+      toldChangedSince: async (shown) => {
+        stamped.covered = false;
+        await files.markSeen?.(shown);
+      },
       changeOwner: () => files.changeOwner?.(),
       deletedSince: async (folders, since) => {
         const out = await files.deletedSince?.(folders, since);

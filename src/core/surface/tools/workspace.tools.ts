@@ -707,7 +707,7 @@ async function listAction(files: WorkspaceFiles, path: string): Promise<ToolOutc
   const listed = await files.list(glob);
   if (!listed.ok) return fail(listed.error);
   const syntax = listed.value.length ? undefined : literalSyntaxNote(glob);
-  if (syntax) return fail(`No file matches ${JSON.stringify(glob)}.${syntax}`);
+  if (syntax) return fail(`No file matches "${printable(glob)}".${syntax}`);
   if (listed.value.length || literal) return listFiles(glob, listed.value, listed);
   const near = await nearMatches(files, glob);
   if (!near.folders.length && !near.deeper.length) return listFiles(glob, [], listed);
