@@ -942,7 +942,9 @@ export async function createConfinedTree(root: string, rel: string, files: Map<s
     // to the target's name goes, never followed, and the staging folder where it is (dropStaging).
     published = false;
     unlinkLink(inFolder(parent, basename(target)));
-    return movedFailure(rel);
+    // Not "nothing was written": a folder renamed by its held parent went where that parent is, and a swap put back
+    // leaves it in place (review 192's race, seen under load: a tree there, answered as never written).
+    return failure("outside", rel, "its folder was moved while it was written (swapped for a link?), so it may be there whole or not at all: list it before trying again.");
   } catch (e) {
     const code = errno(e);
     if (renaming && (code === "ENOTEMPTY" || code === "EEXIST" || code === "ENOTDIR")) return failure("exists", rel, "already exists.");
