@@ -4,8 +4,8 @@
 import { diffLines } from "diff";
 import { showName } from "../core/lines.js";
 import { othersBeyond, type ByOthers } from "../core/workspace/line-authors.js";
-import { changedSinceNote, type ChangedSince } from "../core/workspace/changed-since.js";
-import { earlierThan } from "../core/workspace/store.js";
+import { changedSinceNote, displacedNote, type ChangedSince } from "../core/workspace/changed-since.js";
+import { earlierThan, type Displaced } from "../core/workspace/store.js";
 import { NOT_UTF8_NOTE } from "../core/workspace/file-text.js";
 import { lastText, resultText, type ToolResult, type ViewApp } from "./app.js";
 import { errorBox, errorText, h, show, statusBadge, when } from "./dom.js";
@@ -19,14 +19,14 @@ const MAX_DIFF_LINES = 2_000;
 /** `at_local`, `updated_at_local`: the time as the answers show it (the bridge: its machine's clock; a workspace: its project's zone). */
 interface Version { version: number; op: string; author?: string; at: string; at_local?: string; size?: number; restored_from?: number; pruned?: boolean; purged?: boolean }
 interface Commit { commit: string; author: string; at: string; at_local?: string; subject: string }
-interface DocData { project: string; path: string; version: number; current_version?: number; author?: string; size: number; updated_at: string; updated_at_local?: string; not_utf8?: true; access?: "read" | "write"; older?: number; next?: number | string; history: string; versions?: Version[]; kept?: Version[]; kept_more?: true; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers; changed_since?: ChangedSince; restorable?: false; restore_note?: string; deleted?: true }
+interface DocData { project: string; path: string; version: number; current_version?: number; author?: string; size: number; updated_at: string; updated_at_local?: string; not_utf8?: true; access?: "read" | "write"; older?: number; next?: number | string; history: string; versions?: Version[]; kept?: Version[]; kept_more?: true; commits?: Commit[]; commit?: string; history_note?: string; others?: ByOthers; changed_since?: ChangedSince; displaced?: Displaced; restorable?: false; restore_note?: string; deleted?: true }
 /** One row of the version list: `key` names it in the page, `args` reads it with bmad-doc (absent: its content is gone,
  *  nothing to compare or restore), `restore` brings it back. */
 interface Entry { key: string; label: string; args?: Record<string, unknown>; restore?: () => Promise<ToolResult> }
 
-/** The document a bmad-doc answer names, or why it is not shown: never "Loading…" left (review 317). `notice`: said
- *  above it (why a change was not made). */
-export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult, back?: () => void, notice?: string): void {
+/** The document a bmad-doc answer names, or why it is not shown: never "Loading…" left (review 317). `notice`: shown
+ *  above it (why a change was not made, or what a restore's answer said). */
+export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult, back?: () => void, notice?: HTMLElement): void {
   const backButton = () => (back ? h("button", { class: "back", click: back }, "← Map") : null);
   if (result.isError) return show(root, backButton(), errorBox(resultText(result)));
   try {
@@ -34,7 +34,7 @@ export function showDocument(app: ViewApp, root: HTMLElement, result: ToolResult
   } catch (e) {
     return show(root, backButton(), errorBox(`This document cannot be shown here: ${errorText(e)}. Read it with bmad-files.`));
   }
-  if (notice) root.prepend(errorBox(notice));
+  if (notice) root.prepend(notice);
 }
 
 function renderDocument(app: ViewApp, root: HTMLElement, result: ToolResult, back?: () => void): void {
@@ -52,7 +52,7 @@ function renderDocument(app: ViewApp, root: HTMLElement, result: ToolResult, bac
   const shownFields = others.slice(0, MAX_FIELDS);
   // Lines a collaborator wrote, named as the text answer and the map name them (review 181: the header named only the last author).
   const byOthers = doc.commit ? undefined : othersBeyond(doc.others, doc.author);
-  const reload = async (notice?: (now: DocData) => string) => {
+  const reload = async (notice?: (now: DocData) => HTMLElement) => {
     const now = await app.callTool("bmad-doc", { project: doc.project, path: doc.path });
     showDocument(app, root, now, back, now.isError ? undefined : notice?.(now.structuredContent as unknown as DocData));
   };
@@ -79,6 +79,8 @@ function renderDocument(app: ViewApp, root: HTMLElement, result: ToolResult, bac
       // What others changed since the user's own last version, as bmad-doc's text says it (review 379: a collaborator's
       // removed line went unsaid). As text: the names in it are collaborators'.
       doc.changed_since ? h("p", { class: "note changed-since" }, `This file was ${changedSinceNote(doc.changed_since)}.`) : null,
+      // In its place, the user's own version another's change replaced unnamed, as bmad-doc's text says it (review 403).
+      doc.displaced ? h("p", { class: "note displaced" }, displacedNote(showName(doc.path), doc.displaced)) : null,
       doc.not_utf8 ? h("p", { class: "note" }, `This file is ${NOT_UTF8_NOTE}.`) : null,
       doc.restore_note ? h("p", { class: "note" }, doc.restore_note) : null,
       shownFields.length ? h("dl", { class: "fields" }, shownFields.map((f) => [h("dt", {}, f.key), h("dd", {}, f.value)]).flat()) : null,
@@ -187,7 +189,7 @@ function entries(app: ViewApp, doc: DocData): Entry[] {
 /** How long a comparison may take in the view before it gives up on it. */
 const DIFF_TIMEOUT_MS = 1000;
 
-function versionList(app: ViewApp, doc: DocData, list: Entry[], panel: HTMLElement, reload: (notice?: (now: DocData) => string) => Promise<void>, more: () => Promise<void>): HTMLElement {
+function versionList(app: ViewApp, doc: DocData, list: Entry[], panel: HTMLElement, reload: (notice?: (now: DocData) => HTMLElement) => Promise<void>, more: () => Promise<void>): HTMLElement {
   const readable = list.filter((e) => e.args);
   const picked = { a: readable[1], b: readable[0] };
   const rows = list.map((e) => {
@@ -252,21 +254,36 @@ async function showDiff(app: ViewApp, doc: DocData, a: Entry, b: Entry, panel: H
   show(panel, h("h2", {}, `${a.key} → ${b.key}`), bytesNote, controls ? bidiNote("This comparison holds", controls) : null, h("pre", { class: "diff" }, lines.map((l) => [l, "\n"]).flat()));
 }
 
-function confirmRestore(doc: DocData, entry: Entry, panel: HTMLElement, reload: (notice?: (now: DocData) => string) => Promise<void>): void {
+function confirmRestore(doc: DocData, entry: Entry, panel: HTMLElement, reload: (notice?: (now: DocData) => HTMLElement) => Promise<void>): void {
   const yes = async () => {
     const out = await entry.restore!();
-    if (!out.isError) return reload();
+    // The answer's notes (whose work it replaced) stay above the document shown anew (review 403: they were dropped).
+    if (!out.isError) return reload(() => h("p", { class: "note restored" }, resultText(out)));
     // Refused: the document as it is now (review 317: the old version list stayed, under the model's wording), and
     // why, said to the user where the file changed since it was shown.
-    await reload((now) => currentVersion(now) !== currentVersion(doc)
+    await reload((now) => errorBox(currentVersion(now) !== currentVersion(doc)
       ? `${showName(doc.path)} changed since it was shown: ${entry.key} was not restored. This is the document now; restore again if you still want to.`
-      : `${entry.key} was not restored: ${resultText(out)}`);
+      : `${entry.key} was not restored: ${resultText(out)}`));
   };
   // On the bridge the file's text now may be in no commit: the bridge keeps it, and says where (review 215: "nothing is
   // lost" showed no way back to uncommitted work).
+  const theirs = othersNow(doc);
   const kept = doc.deleted ? "It is not in the project now: this writes it back."
     : doc.history !== "versions"
     ? `Its text now, committed or not, is kept a week: listed here as a kept copy, and by bmad-files "history", whose "restore" brings it back.`
+    // Said where the version it replaces is others' work (review 403: "nothing is lost" over Eve's lines, which go).
+    : theirs ? `It becomes the current version, and replaces ${theirs}; history keeps it.`
     : "It becomes the current version; nothing is lost.";
   show(panel, h("div", { class: "confirm", role: "dialog" }, h("p", {}, `Restore ${showName(doc.path)} to ${entry.key}'s content? ${kept}`), h("button", { class: "confirm-yes", click: () => void yes() }, `Restore ${entry.key}`), h("button", { click: () => show(panel) }, "Cancel")));
+}
+
+/** The current version where it is not the user's own, as the data has it: "v2 by eve" where its author is one of the
+ *  others who changed it since the user's version or wrote lines of it; "v3 (written by others, not you: eve (line 3))"
+ *  where others' lines are in it (the document shown is the current version). */
+function othersNow(doc: DocData): string | undefined {
+  const now = currentVersion(doc);
+  const author = doc.versions?.find((v) => v.version === now)?.author ?? (doc.version === now ? doc.author : undefined);
+  if (author !== undefined && (doc.changed_since?.by.includes(author) || doc.others?.some((o) => o.by === author && !o.with_you))) return `v${now} by ${author}`;
+  const others = doc.version === now ? othersBeyond(doc.others, undefined) : undefined;
+  return others ? `v${now} (${others})` : undefined;
 }

@@ -338,8 +338,9 @@ describe("the views on the bridge", () => {
     const past = await call("bmad-doc", { path, before: last });
     expect(toolText(past).split("\n")[0]).toMatch(new RegExp(`; no commits older than ${last.slice(0, 12)} in git\\]$`));
     expect(past.structuredContent).toMatchObject({ history: "git", commits: [] });
-    // A version number is the remote's, and a commit git does not know names no page.
-    for (const [before, error] of [[50, `"before" here is a commit, as an answer's "next" names it: the project folder's history is its git.`], ["0000000", `"before": 0000000 names no commit of this repository: pass an answer's "next".`]] as const) {
+    // A version number is the remote's, and a commit git does not know names no page, a full id too (review 403: it was
+    // told to name HEAD, which "before" does not take).
+    for (const [before, error] of [[50, `"before" here is a commit, as an answer's "next" names it: the project folder's history is its git.`], ["0000000", `"before": 0000000 names no commit of this repository: pass an answer's "next".`], ["b".repeat(40), `"before": ${"b".repeat(40)} names no commit of this repository: pass an answer's "next".`]] as const) {
       const refused = await call("bmad-doc", { path, before });
       expect([refused.isError, toolText(refused)], String(before)).toEqual([true, error]);
     }

@@ -32,6 +32,8 @@ let eve: Client;
 let browser: Browser;
 let hostHtml: string;
 let prdPath: string;
+/** Ada's project as Eve names it, once she accepted it (a test below shares it). */
+let sharedAsEve: string;
 
 /** A signed-in user's MCP client with the views toolset; `user` picks another local user (the consent page's "Sign in as" field). */
 async function connect(user?: string, scope = "bmad:read bmad:write"): Promise<Client> {
@@ -370,6 +372,7 @@ describe("the views on the Worker", () => {
     expect(shared.isError, toolText(shared)).toBeFalsy();
     const offers = ((await eve.callTool({ name: "bmad-project", arguments: { action: "list" } })).structuredContent as { offers: Array<{ project: string; name: string }> }).offers;
     const theirs = offers.find((o) => o.name === PROJECT)!.project;
+    sharedAsEve = theirs;
     expect((await eve.callTool({ name: "bmad-project", arguments: { action: "accept", name: theirs } })).isError).toBeFalsy();
     const before = (await ada.callTool({ name: "bmad-map", arguments: { project: PROJECT } })).structuredContent as { memlogs: Array<{ path: string; others?: string }> };
     const memlog = before.memlogs[0]!.path;
@@ -405,19 +408,51 @@ describe("the views on the Worker", () => {
     const removed = await eve.callTool({ name: "bmad-files", arguments: { action: "write", project: theirs, path: notes, if_version: 1, content: "# Notes\nline one\nline three\n" } });
     expect(removed.isError, toolText(removed)).toBeFalsy();
     const since = "changed by others since your v1: v2 by eve@example.com (+0 −1 lines)";
-    // The map first: it only shows the change, where bmad-doc's showing it counts as seen (review 385).
-    const mapped = await ada.callTool({ name: "bmad-map", arguments: { project: PROJECT } });
+    // Each tells it once (reviews 385, 391): bmad-doc here, then the map after her next change.
     const opened = await ada.callTool({ name: "bmad-doc", arguments: { project: PROJECT, path: notes } });
     expect(toolText(opened).split("\n")[0]).toContain(`; ${since}; `);
-    expect(toolText(mapped).split("\n").filter((l) => l.includes(notes))).toEqual([expect.stringMatching(new RegExp(`^  ${notes} v2 by eve@example\\.com at [^;]+; ${since.replace(/[()+]/g, "\\$&")}$`))]);
+    const added = await eve.callTool({ name: "bmad-files", arguments: { action: "write", project: theirs, path: notes, if_version: 2, content: "# Notes\nline one\nline three\nEVE\n" } });
+    expect(added.isError, toolText(added)).toBeFalsy();
+    const sinceSaw = "changed by others since you saw v2: v3 by eve@example.com (+1 −0 lines)";
+    const mapped = await ada.callTool({ name: "bmad-map", arguments: { project: PROJECT } });
+    expect(toolText(mapped).split("\n").filter((l) => l.includes(notes))).toEqual([expect.stringMatching(new RegExp(`^  ${notes} v3 by eve@example\\.com at [^;]+; ${sinceSaw.replace(/[()+]/g, "\\$&")}$`))]);
+    expect(toolText(await ada.callTool({ name: "bmad-map", arguments: { project: PROJECT } }))).not.toContain("changed by others");
     const notesView = await showView(browser, hostHtml, (await viewOf(ada, "bmad-doc")).html, opened, call(ada));
     await expect.poll(() => notesView.frame.locator("header .changed-since").textContent()).toBe(`This file was ${since}.`);
     await notesView.page.close();
     const mapView = await showView(browser, hostHtml, (await viewOf(ada, "bmad-map")).html, mapped, call(ada));
-    await expect.poll(() => mapView.frame.locator(`.artifact[data-path="${notes}"] .meta`).textContent()).toMatch(new RegExp(` · ${since.replace(/[()+]/g, "\\$&")}$`));
+    await expect.poll(() => mapView.frame.locator(`.artifact[data-path="${notes}"] .meta`).textContent()).toMatch(new RegExp(` · ${sinceSaw.replace(/[()+]/g, "\\$&")}$`));
     await mapView.page.close();
-    // Told once: bmad-doc showed it, so bmad-files read does not say it again (review 385).
+    // Told once: the map showed it, so bmad-files read does not say it again (review 385).
     expect(toolText(await ada.callTool({ name: "bmad-files", arguments: { action: "read", project: PROJECT, path: notes } })).split("\n")[0]).not.toContain("changed by others");
+  });
+
+  // Review 403: a restore over Eve's version said "nothing is lost", the restore's answer was dropped on reload, and a
+  // note that Eve's write replaced Ada's version unnamed reached bmad-files read only.
+  it("names the collaborator's version a restore replaces, shows the restore's answer, and tells of a version replaced unnamed", async () => {
+    const notes = "_bmad-output/planning-artifacts/notes.md";
+    const head = (await ada.callTool({ name: "bmad-doc", arguments: { project: PROJECT, path: notes } })).structuredContent as { current_version: number };
+    const written = await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path: notes, if_version: head.current_version, content: "# Notes\nline one\n" } });
+    expect(written.isError, toolText(written)).toBeFalsy();
+    const mine = (written.structuredContent as { version: number }).version;
+    expect((await eve.callTool({ name: "bmad-files", arguments: { action: "write", project: sharedAsEve, path: notes, if_version: mine, content: "# Notes\nline one\nEVE'S LINE\n" } })).isError).toBeFalsy();
+    const restoring = await showView(browser, hostHtml, (await viewOf(ada, "bmad-doc")).html, await ada.callTool({ name: "bmad-doc", arguments: { project: PROJECT, path: notes } }), call(ada));
+    await restoring.frame.locator(`.versions li[data-version="${mine}"] button.restore`).click();
+    expect(await restoring.frame.locator(".confirm p").textContent()).toBe(`Restore ${notes} to ${mine}'s content? It becomes the current version, and replaces v${mine + 1} by eve@example.com; history keeps it.`);
+    await restoring.frame.locator("button.confirm-yes").click();
+    await expect.poll(() => restoring.frame.locator(".note.restored").textContent()).toBe(`Restored ${notes} to version ${mine}'s content: now version ${mine + 2}, 17 bytes.`);
+    expect(await restoring.frame.locator("header .meta").textContent()).toMatch(new RegExp(`^version ${mine + 2} · `));
+    await restoring.page.close();
+    // Eve's write over it names no version: bmad-doc tells Ada, once, as bmad-files read would (review 403: only a read did).
+    expect((await eve.callTool({ name: "bmad-files", arguments: { action: "write", project: sharedAsEve, path: notes, content: "# Notes\nEVE AGAIN\n" } })).isError).toBeFalsy();
+    const displaced = `Your version ${mine + 2} of ${notes} was replaced at v${mine + 3} by eve@example.com, in a change that named no version it built on: read version ${mine + 2} to see yours and put it back if it should stay.`;
+    const told = await ada.callTool({ name: "bmad-doc", arguments: { project: PROJECT, path: notes } });
+    expect(toolText(told).split("\n")[0]).toMatch(new RegExp(`\\] ${displaced.replace(/[.()]/g, "\\$&")}$`));
+    expect(told.structuredContent).toMatchObject({ displaced: { version: mine + 2, at: mine + 3, by: "eve@example.com" } });
+    const toldView = await showView(browser, hostHtml, (await viewOf(ada, "bmad-doc")).html, told, call(ada));
+    await expect.poll(() => toldView.frame.locator("header .note.displaced").textContent()).toBe(displaced);
+    await toldView.page.close();
+    expect(toolText(await ada.callTool({ name: "bmad-files", arguments: { action: "read", project: PROJECT, path: notes } }))).not.toContain("Your version");
   });
 
   // Review 245: the view listed the newest 200 of 250 versions and never said older ones existed.

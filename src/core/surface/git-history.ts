@@ -24,9 +24,17 @@ export async function gitLog(git: GitRunner, root: string, path: string, after?:
   // Fields split at NUL, which neither a name nor a subject can hold (a tab in an author's name moved the date into the
   // subject). One more than a page: whether there are more, to count; one more again for `after` itself, listed first
   // where it changed the file.
+  const noCommit = { ok: false as const, error: `"before": ${after} names no commit of this repository: pass an answer's "next".` };
+  // Checked first: a full id naming no object passes the door's own check, whose refusal then told the caller to name
+  // HEAD or a branch, which "before" does not take (review 403).
+  if (after !== undefined) {
+    const named = await git({ dir: root, args: ["rev-parse", "--verify", "--quiet", "--end-of-options", `${after}^{commit}`] });
+    if (named?.refused) return { ok: false, error: named.refused };
+    if (named && named.exitCode !== 0) return noCommit;
+  }
   const run = await git({ dir: root, args: ["log", `-n${MAX_COMMITS + 2}`, "--format=%H%x00%an%x00%aI%x00%s", "--end-of-options", after ?? "HEAD", "--", path] });
   if (run?.refused) return { ok: false, error: run.refused };
-  if (after !== undefined && run && run.exitCode !== 0) return { ok: false, error: `"before": ${after} names no commit of this repository: pass an answer's "next".` };
+  if (after !== undefined && run && run.exitCode !== 0) return noCommit;
   if (!run || run.exitCode !== 0) return undefined;
   // An author and a subject are anyone's text: their controls written out, for the answer and the view alike (review
   // 157: a reversed subject moved the view's Restore button into the middle of its row).

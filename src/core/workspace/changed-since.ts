@@ -2,6 +2,7 @@
 // "written by others" alone hid a collaborator's deleted line (review 368). Counted from the later version the reader
 // was shown it with, where there is one: told once, not every turn (review 385).
 import { matchLines, splitLines, type ByOthers } from "./line-authors.js";
+import type { Displaced } from "./store.js";
 
 /** Versions others made after `yours`, who made them, and where both texts were cheap to compare, the lines added and
  *  removed between `yours` and the head. */
@@ -79,3 +80,9 @@ export const changedSinceShort = (c: ChangedSince): string =>
 /** `others` to name beside `since`: none where every line of theirs came with the changes it names (review 385: "written
  *  with others too" and "changed by others since" told one change twice in one line). */
 export const othersBeside = (others: ByOthers | undefined, since: ChangedSince | undefined): ByOthers | undefined => (since?.allOthers ? undefined : others);
+
+/** The reader's own version another's change replaced without naming it (FileContent.displaced), said after a read's
+ *  or bmad-doc's header line (the text that follows it is the file's, which pull reads back as bytes) and in the
+ *  document view: told once, so that their change, undone unsaid, can be put back (review 339). */
+export const displacedNote = (path: string, d: Displaced): string =>
+  `Your version ${d.version} of ${path} was replaced at v${d.at} by ${d.by}, in a change that named no version it built on: read version ${d.version} to see yours and ${d.readOnly ? "ask someone who can write here to put it back" : "put it back"} if it should stay.`;

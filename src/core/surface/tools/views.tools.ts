@@ -22,7 +22,7 @@ import { folderName, inProject, notThisProject } from "./workspace.tools.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
 import { sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
 import { othersClause } from "../../workspace/line-authors.js";
-import { changedSinceClause, othersBeside, toldUpTo } from "../../workspace/changed-since.js";
+import { changedSinceClause, displacedNote, othersBeside, toldUpTo } from "../../workspace/changed-since.js";
 import { NOT_UTF8_NOTE } from "../../workspace/file-text.js";
 import { MAX_FILE_BYTES } from "../../workspace/limits.js";
 
@@ -116,8 +116,9 @@ export const bmadDocTool = defineTool({
     // A workspace has versions, not commits: read as asked, not as today's text under a commit's name (review 181).
     if (commit !== undefined && !found.store.folder) return fail(`"commit" names a git commit of a project folder on the bridge; "${found.name}" keeps its own versions: pass "version" (bmad-files "history" lists them).`);
     // A project folder's history is the user's git, and the bridge's own week of what it replaced (keptCopies).
-    // One more than a page: whether there are older versions to page to.
-    const [read, history] = await Promise.all([found.files.read(path, version, { shown: true }), found.store.folder ? undefined : found.files.history(path, { before: paged.version, limit: VIEW_VERSIONS + 1 })]);
+    // One more than a page: whether there are older versions to page to. The caller's note of their version another
+    // replaced is taken as bmad-files read takes it (review 403: only a read told it).
+    const [read, history] = await Promise.all([found.files.read(path, version, { notes: deps.readOnly ? "peek" : "take", shown: true }), found.store.folder ? undefined : found.files.history(path, { before: paged.version, limit: VIEW_VERSIONS + 1 })]);
     if (!read.ok) {
       // A file deleted from the folder opens as the copies the bridge kept of it, to bring one back (review 271: "No
       // file", while bmad-files history listed its copy).
@@ -144,7 +145,7 @@ export const bmadDocTool = defineTool({
       const newest = paged.version === undefined ? history : await found.files.history(path, { limit: 1 });
       const head = newest.ok ? newest.value[0] : undefined;
       const current = head && head.op !== "delete" ? head.version : 0;
-      return { ok: true, header: `[${path}, version ${meta.version}${earlierThan(meta.version, current)}${notUtf8}, ${byAt(meta.author, shownAt(found.files, meta.updated_at))}${othersClause(othersBeside(meta.others, meta.changed_since), meta.author)}${changedSinceClause(meta.changed_since)}; ${shown}]`, text, structured: { ...base, current_version: current, history: "versions", versions, ...(next ? { ...(older === undefined ? {} : { older }), next } : {}) } };
+      return { ok: true, header: `[${path}, version ${meta.version}${earlierThan(meta.version, current)}${notUtf8}, ${byAt(meta.author, shownAt(found.files, meta.updated_at))}${othersClause(othersBeside(meta.others, meta.changed_since), meta.author)}${changedSinceClause(meta.changed_since)}; ${shown}]${meta.displaced ? ` ${displacedNote(path, meta.displaced)}` : ""}`, text, structured: { ...base, current_version: current, history: "versions", versions, ...(next ? { ...(older === undefined ? {} : { older }), next } : {}) } };
     }
     // The folder's history: the copies the bridge kept, and the user's git, read-only, where there is one.
     const kept = await keptCopies(found.files, path);

@@ -11,7 +11,7 @@ import { parseBoundedToml } from "../../yaml.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, staleVersion, withOwnerNote, type ChangedFile, type Configured, type Displaced, type FileEntry, type ListedFile, type Listing, type ProjectInfo, type ProjectSummary, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
+import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, staleVersion, withOwnerNote, type ChangedFile, type Configured, type FileEntry, type ListedFile, type Listing, type ProjectInfo, type ProjectSummary, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
@@ -24,7 +24,7 @@ import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool, type CallContext } from "../tool.js";
 import { count as n, shownTime } from "../../count.js";
 import { othersClause } from "../../workspace/line-authors.js";
-import { changedSinceClause, changedSinceShort, othersBeside } from "../../workspace/changed-since.js";
+import { changedSinceClause, changedSinceShort, displacedNote, othersBeside } from "../../workspace/changed-since.js";
 import { isOneLine } from "../../lines.js";
 import { BOM_NOTE, inFileEndings, NOT_UTF8_NOTE, notUtf8Refusal, shownText, utf8Text } from "../../workspace/file-text.js";
 
@@ -448,7 +448,7 @@ export const bmadFilesTool = defineTool({
           // The file's text is a block of its own: a read, edited and written back, carries no header line. What others
           // changed since the reader's last version goes unsaid beside the note that says their version was replaced (the
           // store leaves it out); the lines others wrote go unsaid beside it where they tell the same change (othersBeside).
-          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}${meta.not_utf8 ? `, ${NOT_UTF8_NOTE}` : meta.bom ? `, ${BOM_NOTE}` : ""}, ${byAt(meta.author, shownAt(files, meta.updated_at))}${othersClause(othersBeside(meta.others, meta.changed_since), meta.author)}${changedSinceClause(meta.changed_since)}]${displacedNote(path, meta.displaced)}`, text, structured: meta };
+          return { ok: true, header: `[${path}, version ${meta.version}, ${n(meta.size)} bytes${meta.redacted ? " as served" : ""}${meta.not_utf8 ? `, ${NOT_UTF8_NOTE}` : meta.bom ? `, ${BOM_NOTE}` : ""}, ${byAt(meta.author, shownAt(files, meta.updated_at))}${othersClause(othersBeside(meta.others, meta.changed_since), meta.author)}${changedSinceClause(meta.changed_since)}]${meta.displaced ? ` ${displacedNote(path, meta.displaced)}` : ""}`, text, structured: meta };
         }
         case "write":
         case "append": {
@@ -754,12 +754,6 @@ const inWhose = (files: WorkspaceFiles): string => {
   const owner = files.changeOwner?.();
   return owner ? ` in "${files.project}", ${owner}'s project` : "";
 };
-
-/** The reader's own version another's change replaced without naming it (FileContent.displaced), on the read's header
- *  line (the text that follows it is the file's, which pull reads back as bytes): told once, so that their change,
- *  undone unsaid, can be put back (review 339). */
-const displacedNote = (path: string, d: Displaced | undefined): string =>
-  d ? ` Your version ${d.version} of ${path} was replaced at v${d.at} by ${d.by}, in a change that named no version it built on: read version ${d.version} to see yours and ${d.readOnly ? "ask someone who can write here to put it back" : "put it back"} if it should stay.` : "";
 
 /** Others' work a write, restore or delete replaced, or an append or edit followed, without naming its version: to read
  *  and merge, if it was not read (on the bridge, a version the session was never served: the user's save in their editor).
