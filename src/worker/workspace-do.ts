@@ -325,7 +325,8 @@ export class WorkspaceProject extends DurableObject {
     // Not where the file holds that version's whole text again (a restore of it, by anyone): nothing of theirs to put
     // back (review 392). Checked here, at the read, not at the change: a later change may drop it again (review 396).
     const back = note && holdsWhole(read.value.data, this.files.content(path, note.version));
-    const displaced = note && !back && { ...note, ...(g.access === "read" ? { readOnly: true as const } : {}) };
+    // Put back by someone else where the caller may not write: their share is read-only, or their token is (it peeks).
+    const displaced = note && !back && { ...note, ...(g.access === "read" || notes === "peek" ? { readOnly: true as const } : {}) };
     // Only the head's clause is shown, and told once: a displaced note tells the change itself, in its place (review
     // 391: the clause, withheld beside the note, was told on the next read, and its fields were in the answer).
     if (shown && read.value.changed_since) this.seen.mark(path, personOf(caller), read.value.version);

@@ -344,6 +344,16 @@ describe("the views on the bridge", () => {
       const refused = await call("bmad-doc", { path, before });
       expect([refused.isError, toolText(refused)], String(before)).toEqual([true, error]);
     }
+    // A branch named as a commit's short id, which git reads first, names no page or version of another branch's
+    // (review 405: its text was served as that commit's); the full id still does.
+    const first = oldest.commits[2]!.commit;
+    await git("branch", first.slice(0, 12), newest.commits[0]!.commit);
+    for (const args of [{ before: first.slice(0, 12) }, { commit: first.slice(0, 12) }]) {
+      const hijacked = await call("bmad-doc", { path, ...args });
+      expect([hijacked.isError, toolText(hijacked)], JSON.stringify(args)).toEqual([true, expect.stringContaining(`${first.slice(0, 12)} is also the name of a branch or tag here, which git reads first: give the commit's full id.`)]);
+    }
+    expect(toolText(await call("bmad-doc", { path, commit: first })).split("\n")[0]).toMatch(new RegExp(`^\\[${path.replace(/[.]/g, "\\.")} at commit ${first.slice(0, 12)}`));
+    await git("branch", "-D", first.slice(0, 12));
     // One problem said once for a field, with what the field is (review 258: "Too big … int … ; Too big … number …").
     expect(toolText(await call("bmad-doc", { path, before: 1e308 }))).toBe('Invalid arguments for bmad-doc: "before": Too big: expected int to be <=9007199254740991 (Older versions: an answer\'s `next`).');
     const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, result, call);
@@ -445,7 +455,7 @@ describe("the views on the bridge", () => {
     const atOld = await call("bmad-doc", { path: latin, commit: old });
     expect(atOld.isError).toBeFalsy();
     expect(atOld.structuredContent).toMatchObject({ restorable: false, restore_note: expect.stringContaining("cannot be restored from here: it is not UTF-8 text") });
-    expect(toolText(atOld)).toContain(`git --literal-pathspecs restore --source=${old.slice(0, 12)} -- 'docs/latin1.md'`);
+    expect(toolText(atOld)).toContain(`git --literal-pathspecs restore --source=${old} -- 'docs/latin1.md'`);
     const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, await call("bmad-doc", { path: latin }), call);
     await frame.locator(`.versions li[data-version="${old.slice(0, 12)}"] button.restore`).click();
     await frame.locator("button.confirm-yes").click();
@@ -540,7 +550,7 @@ describe("the views on the bridge", () => {
     const commit = (await git("rev-parse", "HEAD")).stdout.trim();
     writeFileSync(join(tmp.dir, path), "# Small now\n");
     const at = await call("bmad-doc", { path, commit });
-    expect(at.structuredContent).toMatchObject({ restorable: false, restore_note: `This version cannot be restored from here: it is larger than the 1 MiB bmad-files writes. git restores it: git --literal-pathspecs restore --source=${commit.slice(0, 12)} -- 'docs/big.md'` });
+    expect(at.structuredContent).toMatchObject({ restorable: false, restore_note: `This version cannot be restored from here: it is larger than the 1 MiB bmad-files writes. git restores it: git --literal-pathspecs restore --source=${commit} -- 'docs/big.md'` });
     const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, await call("bmad-doc", { path }), call);
     await frame.locator(`.versions li[data-version="${commit.slice(0, 12)}"] button.restore`).click();
     await frame.locator("button.confirm-yes").click();

@@ -24,17 +24,13 @@ export async function gitLog(git: GitRunner, root: string, path: string, after?:
   // Fields split at NUL, which neither a name nor a subject can hold (a tab in an author's name moved the date into the
   // subject). One more than a page: whether there are more, to count; one more again for `after` itself, listed first
   // where it changed the file.
-  const noCommit = { ok: false as const, error: `"before": ${after} names no commit of this repository: pass an answer's "next".` };
-  // Checked first: a full id naming no object passes the door's own check, whose refusal then told the caller to name
-  // HEAD or a branch, which "before" does not take (review 403).
-  if (after !== undefined) {
-    const named = await git({ dir: root, args: ["rev-parse", "--verify", "--quiet", "--end-of-options", `${after}^{commit}`] });
-    if (named?.refused) return { ok: false, error: named.refused };
-    if (named && named.exitCode !== 0) return noCommit;
-  }
-  const run = await git({ dir: root, args: ["log", `-n${MAX_COMMITS + 2}`, "--format=%H%x00%an%x00%aI%x00%s", "--end-of-options", after ?? "HEAD", "--", path] });
+  // Resolved first, to the full id the log then starts at: a full id naming no object passed the door's own check, whose
+  // refusal told the caller to name HEAD or a branch, which "before" does not take (review 403).
+  const from = after === undefined ? undefined : await resolveCommit(git, root, after);
+  if (from && !from.ok) return { ok: false, error: from.named ? `"before": ${from.error}` : `"before": ${after} names no commit of this repository: pass an answer's "next".` };
+  const start = from?.commit;
+  const run = await git({ dir: root, args: ["log", `-n${MAX_COMMITS + 2}`, "--format=%H%x00%an%x00%aI%x00%s", "--end-of-options", start ?? "HEAD", "--", path] });
   if (run?.refused) return { ok: false, error: run.refused };
-  if (after !== undefined && run && run.exitCode !== 0) return noCommit;
   if (!run || run.exitCode !== 0) return undefined;
   // An author and a subject are anyone's text: their controls written out, for the answer and the view alike (review
   // 157: a reversed subject moved the view's Restore button into the middle of its row).
@@ -42,14 +38,27 @@ export async function gitLog(git: GitRunner, root: string, path: string, after?:
     const [commit = "", author = "", at = "", subject = ""] = line.split("\0");
     return { commit, author: showControls(author), at, subject: showControls(subject.slice(0, 200)) };
   });
-  const itself = after !== undefined && listed[0]?.commit.startsWith(after) === true;
+  const itself = start !== undefined && listed[0]?.commit === start;
   const commits = itself ? listed.slice(1) : listed.slice(0, MAX_COMMITS + 1);
   if (!commits.length && after === undefined) return undefined;
   const page = { ok: true as const, commits: commits.slice(0, MAX_COMMITS), ...(after === undefined ? {} : { after }) };
   if (commits.length <= MAX_COMMITS) return { ...page, older: 0 };
   // Uncounted, there is at least one more than the page.
-  const counted = await countCommits(git, root, after ?? "HEAD", path);
+  const counted = await countCommits(git, root, start ?? "HEAD", path);
   return { ...page, older: counted === undefined ? 1 : Math.max(counted - (itself ? 1 : 0) - MAX_COMMITS, 1) };
+}
+
+/** The full id of the commit `id` (hex, as the callers' schemas take it) names, or why none; undefined where there is no
+ *  git. A branch or tag named like hex is read before a short id, so what git answers must begin with `id` (review 405:
+ *  a branch named as a commit's short id served another branch's text under that commit's name). */
+export async function resolveCommit(git: GitRunner, root: string, id: string): Promise<Result<{ commit: string }, { named?: true }> | undefined> {
+  const run = await git({ dir: root, args: ["rev-parse", "--verify", "--quiet", "--end-of-options", `${id}^{commit}`] });
+  if (!run) return undefined;
+  if (run.refused) return { ok: false, error: run.refused };
+  const full = run.exitCode === 0 ? new TextDecoder().decode(run.stdout).trim() : "";
+  if (!full) return { ok: false, error: `${id} names no commit of this repository.` };
+  if (!full.startsWith(id)) return { ok: false, error: `${id} is also the name of a branch or tag here, which git reads first: give the commit's full id.`, named: true };
+  return { ok: true, commit: full };
 }
 
 /** How many commits up to `from` changed the file; undefined where git would not say. */
@@ -74,7 +83,11 @@ export function commitRange(page: CommitPage): string {
  *  the text of any other is not, and written back it would not be the version). The blob is read as the object
  *  `<commit>:<path>`, its size first: `git show` took a name that is no object for a pathspec on HEAD and answered
  *  nothing (review 188: `docs/story-1[draft].md` at a commit without it read as an empty file, and was restored so). */
-export async function gitShow(git: GitRunner, root: string, commit: string, path: string): Promise<Result<{ text: string; utf8: boolean }>> {
+export async function gitShow(git: GitRunner, root: string, given: string, path: string): Promise<Result<{ text: string; utf8: boolean; commit: string }>> {
+  const resolved = await resolveCommit(git, root, given);
+  if (!resolved) return { ok: false, error: "git is not installed here: only the current version can be read." };
+  if (!resolved.ok) return resolved;
+  const commit = resolved.commit;
   const object = `${commit}:${path}`;
   const missing = (run: GitRun) => ({ ok: false as const, error: `No ${path} at commit ${commit.slice(0, 12)}: ${new TextDecoder().decode(run.stderr).trim().slice(0, 300)}` });
   const size = await git({ dir: root, args: ["cat-file", "-s", "--end-of-options", object] });
@@ -90,8 +103,8 @@ export async function gitShow(git: GitRunner, root: string, commit: string, path
   if (run.exitCode !== 0) return missing(run);
   try {
     // A byte order mark kept: restored, the text is the version's bytes (review 215: it was dropped, the version called restorable).
-    return { ok: true, text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(run.stdout), utf8: true };
+    return { ok: true, text: new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(run.stdout), utf8: true, commit };
   } catch {
-    return { ok: true, text: new TextDecoder().decode(run.stdout), utf8: false };
+    return { ok: true, text: new TextDecoder().decode(run.stdout), utf8: false, commit };
   }
 }

@@ -171,7 +171,7 @@ export const bmadDocTool = defineTool({
         ? "it is not UTF-8 text, and its text here is not its bytes"
         : text !== shown.text ? "its text here leaves out secret-looking entries"
         : new TextEncoder().encode(text).length > MAX_FILE_BYTES ? `it is larger than the ${MAX_FILE_BYTES / 1024 / 1024} MiB bmad-files writes` : undefined;
-      const note = unrestorable && `This version cannot be restored from here: ${unrestorable}. git restores it: git --literal-pathspecs restore --source=${commit.slice(0, 12)} -- '${path.replaceAll("'", "'\\''")}'`;
+      const note = unrestorable && `This version cannot be restored from here: ${unrestorable}. git restores it: git --literal-pathspecs restore --source=${shown.commit} -- '${path.replaceAll("'", "'\\''")}'`;
       // Whether the version's text is UTF-8, not the file's now.
       const { not_utf8: _now, ...atCommit } = bridged;
       return { ok: true, header: `[${path} at commit ${commit.slice(0, 12)}${note ? `. ${note}` : ""}]`, text, structured: { ...atCommit, ...(shown.utf8 ? {} : { not_utf8: true }), commit, history: "git", commits: commits ?? [], ...paging, ...(note ? { restorable: false, restore_note: note } : {}) } };
