@@ -93,6 +93,15 @@ export class OwnerSessions extends DurableObject {
     this.sql.exec("DELETE FROM refresh_claims WHERE grant_id = ?", grantId);
   }
 
+  /** When each grant's refresh token was last exchanged (ms since the epoch), read from the claims kept anyway: the
+   *  connections page tells a user's sign-ins apart by it with no write on any request. */
+  lastRefreshes(): { grantId: string; at: number }[] {
+    return this.sql.exec<{ grant_id: string; at: number }>(
+      "SELECT grant_id, MAX(claimed_at) AS at FROM refresh_claims WHERE grant_id != '' AND claimed_at > 0 AND expires_at > ? GROUP BY grant_id",
+      Date.now(),
+    ).toArray().map((r) => ({ grantId: r.grant_id, at: r.at }));
+  }
+
   /** Settles a claim once its exchange has answered: one that exchanged nothing is dropped, so the token may be tried
    *  again. True if the token was used again meanwhile. */
   settleRefresh(tokenHash: string, exchanged: boolean): boolean {

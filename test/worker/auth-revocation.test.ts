@@ -310,7 +310,7 @@ describe("the connections page (/connections)", { timeout: 60_000 }, () => {
     expect(signedIn.headers.get("set-cookie")).toMatch(/; HttpOnly; SameSite=Lax/);
     const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
     const list = await (await workerFetch(`${ORIGIN}/connections`, { headers: { cookie } })).text();
-    expect(list).toContain("<strong>bmad test client</strong>, since ");
+    expect(list).toContain("<strong>bmad test client</strong> (signed in ");
     expect(list).toContain(`value="${grantOf(mine.access_token)}"`);
     expect(list).not.toContain(grantOf(theirs.access_token));
     const csrf = /name="csrf" value="([^"]+)"/.exec(list)![1]!;
@@ -332,6 +332,28 @@ describe("the connections page (/connections)", { timeout: 60_000 }, () => {
     expect(await mcpStatus(mine.access_token)).toBe(401);
     expect((await refresh(workerFetch, ORIGIN, mine.client_id, mine.refresh_token!)).status).toBe(400);
     expect(await (await workerFetch(`${ORIGIN}/connections`, { headers: { cookie } })).text()).not.toContain(grantOf(mine.access_token));
+  });
+
+  it("tells one user's sign-ins from one app apart, newest first (review 401: 20 identical rows)", async () => {
+    await seed();
+    const user = "twice@example.com";
+    const older = await signIn(workerFetch, ORIGIN, { user });
+    const newer = await signIn(workerFetch, ORIGIN, { user, redirectUri: "http://127.0.0.1:40001/callback" });
+    // The older sign-in an hour back, so the two differ by the minute too.
+    const [userId, olderGrant] = older.access_token.split(":") as [string, string];
+    const grant = await env.OAUTH_KV.get<{ createdAt: number }>(`grant:${userId}:${olderGrant}`, "json");
+    await env.OAUTH_KV.put(`grant:${userId}:${olderGrant}`, JSON.stringify({ ...grant, createdAt: grant!.createdAt - 3600 }));
+    expect((await refresh(workerFetch, ORIGIN, newer.client_id, newer.refresh_token!)).status).toBe(200);
+
+    const signedIn = await workerFetch(`${ORIGIN}/connections/sign-in`, form({ user }));
+    const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
+    const list = await (await workerFetch(`${ORIGIN}/connections`, { headers: { cookie } })).text();
+    const rows = list.match(/<li>.*?: /g)!;
+    expect(rows).toHaveLength(2);
+    const at = (seconds: number) => `${new Date(seconds * 1000).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+    expect(rows[0]).toMatch(/^<li><strong>bmad test client<\/strong> \(signed in .* UTC, last refreshed .* UTC, client .*, returns to 127\.0\.0\.1:40001\): $/);
+    expect(rows[0]).toContain(`client ${newer.client_id.slice(0, 8)}…`);
+    expect(rows[1]).toBe(`<li><strong>bmad test client</strong> (signed in ${at(grant!.createdAt - 3600)}, no refresh recorded, client ${older.client_id.slice(0, 8)}…, returns to 127.0.0.1:33418): `);
   });
 
   it("lists 200 connections a page, and says there are more (review 233: 1,000 listed, the rest unsaid)", async () => {

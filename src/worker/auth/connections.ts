@@ -12,7 +12,7 @@ import { localIdentity, randomToken, s256, type Identity } from "./identity.js";
 import { escape, foreignOrigin, page } from "./page.js";
 import { type Ctx, gate, LOCAL_USER_FIELD, shownName, upstreamIdentity, upstreamSignIn } from "./pages.js";
 import { forgetGrant } from "./token-cache.js";
-import { dropRefreshClaims } from "./token-endpoint.js";
+import { dropRefreshClaims, lastRefreshes } from "./token-endpoint.js";
 import { readCappedForm } from "../read-capped.js";
 
 /** How long the page stays signed in. */
@@ -60,24 +60,50 @@ async function startSession(c: C, identity: Identity, headers = new Headers()): 
 /** Connections one page lists: each costs a read of its grant, and a Worker's request has a budget of them. */
 const LISTED = 200;
 
+/** A time to the minute, in UTC: two sign-ins of one app differ by it. */
+const minute = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+
+/** Enough of a client id to tell one registration from another: a registered app's is random (its first 8 characters
+ *  differ), a published one's (a metadata document URL) is named by its host. */
+function shortClientId(id: string): string {
+  if (id.startsWith("https://")) return URL.parse(id)?.host ?? id;
+  return id.length > 8 ? `${id.slice(0, 8)}…` : id;
+}
+
+/** Where a sign-in's tokens went: the redirect's host (a loopback app's port differs by sign-in), or an app's scheme. */
+function redirectHost(uri: string | undefined): string | undefined {
+  const url = uri ? URL.parse(uri) : null;
+  return url ? url.host || url.protocol : undefined;
+}
+
 async function listPage(c: C, signedIn: Session): Promise<Response> {
   const oauth = c.get("oauth");
-  const { items, cursor } = await oauth.listUserGrants(signedIn.userId, { limit: LISTED });
+  const [{ items, cursor }, refreshed] = await Promise.all([oauth.listUserGrants(signedIn.userId, { limit: LISTED }), lastRefreshes(c.env, signedIn.userId)]);
   // Each app looked up once, however many of its sign-ins are listed (review 233).
   const clients = new Map<string, ReturnType<typeof oauth.lookupClient>>();
   const clientOf = (id: string) => clients.get(id) ?? clients.set(id, oauth.lookupClient(id).catch(() => null)).get(id)!;
+  // Newest first (within this page: KV lists grants by id), each row with what tells it from the same app's other
+  // sign-ins (review 401: 20 identical rows).
+  items.sort((a, b) => b.createdAt - a.createdAt);
   const rows = await Promise.all(
     items.map(async (grant) => {
       const client = await clientOf(grant.clientId);
       const name = shownName(client?.clientName ?? "");
-      const created = new Date(grant.createdAt * 1000).toISOString().slice(0, 10);
-      return `<li><strong>${escape(name)}</strong>, since ${created}: ${escape(grant.scope.join(" ") || "no scope")}
+      const last = refreshed.get(grant.id);
+      const to = redirectHost(grant.redirectUri);
+      const facts = [
+        `signed in ${minute(grant.createdAt * 1000)}`,
+        last ? `last refreshed ${minute(last)}` : "no refresh recorded",
+        `client ${shortClientId(grant.clientId)}`,
+        ...(to ? [`returns to ${to}`] : []),
+      ];
+      return `<li><strong>${escape(name)}</strong> (${escape(facts.join(", "))}): ${escape(grant.scope.join(" ") || "no scope")}
 <form method="post" action="/connections/revoke" style="display:inline"><input type="hidden" name="grant" value="${escape(grant.id)}"><input type="hidden" name="csrf" value="${escape(signedIn.csrf)}"> <button>Revoke</button></form></li>`;
     }),
   );
   const more = cursor ? `<p>More apps are connected than these ${LISTED}: revoke some, then open this page again for the rest.</p>` : "";
   const list = rows.length ? `<ul>${rows.join("\n")}</ul>${more}` : "<p>No app is connected as you.</p>";
-  return page(200, "Your connections", `<p>The apps signed in to this server as you. Revoke ends an app's access at once: its tokens stop working, and it must ask you again.</p>${list}`);
+  return page(200, "Your connections", `<p>The apps signed in to this server as you, newest first. Revoke ends an app's access at once: its tokens stop working, and it must ask you again.</p>${list}`);
 }
 
 connectionsPages.get("/connections", async (c) => {

@@ -129,6 +129,13 @@ export async function dropRefreshClaims(env: Env, userId: string, grantId: strin
   await refreshClaims(env, userId).dropRefreshClaims(grantId).catch(() => undefined);
 }
 
+/** When each of the user's sign-ins last refreshed (ms), by grant id; empty where the object cannot be reached (the
+ *  connections page then shows the rest). */
+export async function lastRefreshes(env: Env, userId: string): Promise<Map<string, number>> {
+  const last = await refreshClaims(env, userId).lastRefreshes().catch(() => []);
+  return new Map(last.map((r) => [r.grantId, r.at]));
+}
+
 /** Forwards a refresh only once its token is claimed, so exactly one exchange of a token goes ahead; any other use of
  *  it ends the sign-in, but the same client's within REFRESH_REUSE_WINDOW_MS of the first, which is only refused.
  *  `clientId`: the client the request names, or "" (none, or several that differ). */
