@@ -278,12 +278,13 @@ function confirmRestore(doc: DocData, entry: Entry, panel: HTMLElement, reload: 
 }
 
 /** The current version where it is not the user's own, as the data has it: "v2 by eve" where its author is one of the
- *  others who changed it since the user's version or wrote lines of it; "v3 (written by others, not you: eve (line 3))"
- *  where others' lines are in it (the document shown is the current version). */
+ *  others who changed it since the user's version or wrote lines of it (others never name the user: "with you" too,
+ *  review 405: Eve's whole rewrite of Ada's lines is told to Ada "with you", yet its version is Eve's); "v3 (written by
+ *  others, not you: eve (line 3))" where others' lines are in it (the document shown is the current version). */
 function othersNow(doc: DocData): string | undefined {
   const now = currentVersion(doc);
   const author = doc.versions?.find((v) => v.version === now)?.author ?? (doc.version === now ? doc.author : undefined);
-  if (author !== undefined && (doc.changed_since?.by.includes(author) || doc.others?.some((o) => o.by === author && !o.with_you))) return `v${now} by ${author}`;
+  if (author !== undefined && (doc.changed_since?.by.includes(author) || doc.others?.some((o) => o.by === author))) return `v${now} by ${author}`;
   const others = doc.version === now ? othersBeyond(doc.others, undefined) : undefined;
   return others ? `v${now} (${others})` : undefined;
 }

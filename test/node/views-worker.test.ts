@@ -455,6 +455,25 @@ describe("the views on the Worker", () => {
     expect(toolText(await ada.callTool({ name: "bmad-files", arguments: { action: "read", project: PROJECT, path: notes } }))).not.toContain("Your version");
   });
 
+  // Review 405: Eve's whole rewrite of Ada's file credits each new line to both (a rewrite never launders), so Ada is
+  // told of it "with you"; the restore's confirm still names Eve's version as hers, not "written with others too".
+  it("names the collaborator's whole rewrite a restore replaces as theirs", async () => {
+    const path = `${PLAN}/rewritten.md`;
+    const written = await ada.callTool({ name: "bmad-files", arguments: { action: "write", project: PROJECT, path, content: "alpha\nbeta\n" } });
+    expect(written.isError, toolText(written)).toBeFalsy();
+    const mine = (written.structuredContent as { version: number }).version;
+    expect((await eve.callTool({ name: "bmad-files", arguments: { action: "write", project: sharedAsEve, path, if_version: mine, content: "gamma\n" } })).isError).toBeFalsy();
+    // Once told that Eve changed it since (once only), the document says her lines only as "with you".
+    expect(toolText(await ada.callTool({ name: "bmad-doc", arguments: { project: PROJECT, path } })).split("\n")[0]).toContain("changed by others since");
+    const opened = await ada.callTool({ name: "bmad-doc", arguments: { project: PROJECT, path } });
+    expect(opened.structuredContent).toMatchObject({ others: [{ by: "eve@example.com", lines: "all", with_you: true }] });
+    expect(opened.structuredContent).not.toHaveProperty("changed_since");
+    const restoring = await showView(browser, hostHtml, (await viewOf(ada, "bmad-doc")).html, opened, call(ada));
+    await restoring.frame.locator(`.versions li[data-version="${mine}"] button.restore`).click();
+    expect(await restoring.frame.locator(".confirm p").textContent()).toBe(`Restore ${path} to ${mine}'s content? It becomes the current version, and replaces v${mine + 1} by eve@example.com; history keeps it.`);
+    await restoring.page.close();
+  });
+
   // Review 245: the view listed the newest 200 of 250 versions and never said older ones existed.
   it("says a document has older versions than it lists, and lists them on request to compare", async () => {
     const path = `${PLAN}/many.md`;
