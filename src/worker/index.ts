@@ -91,6 +91,7 @@ export default {
     if (url.pathname === "/healthz") return new Response("ok");
     const origin = canonicalOrigin(env, url);
     if (!origin) return Response.json({ error: "unknown_host", error_description: `This server does not answer for ${url.host}; set PUBLIC_URL to its public origin.` }, { status: 403 });
+    if (url.pathname.startsWith("/mcp/")) return (await mcp()).noEndpointAt(url);
     // A token this isolate validated lately needs no provider: most /mcp calls end here.
     const known = url.pathname === "/mcp" ? recall(request, `${origin}/mcp`) : undefined;
     if (known) return (await mcp()).serveMcp(request, env, ctx, known.auth, known.props);

@@ -33,11 +33,14 @@ export const mcpApi = {
   },
 };
 
+/** A path under /mcp, which the provider would take for the endpoint: only /mcp itself is (review 401: /mcp/ was a bare
+ *  404 after sign-in; review 408: a long token there reached the provider's KV key and answered 500). */
+export function noEndpointAt(url: URL): Response {
+  return jsonRpcError(404, `No MCP endpoint at ${url.pathname.slice(0, 100)}: this server's is ${url.origin}/mcp.`);
+}
+
 /** /mcp for a validated token: `auth` and `props` as the provider (or the token cache) has them. */
 export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext, auth: OAuthResourceAuth, tokenProps: unknown): Promise<Response> {
-  // The provider hands on every path under /mcp; only /mcp itself is the endpoint (review 401: /mcp/ was a bare 404).
-  const url = new URL(request.url);
-  if (url.pathname !== "/mcp") return jsonRpcError(404, `No MCP endpoint at ${url.pathname.slice(0, 100)}: this server's is ${url.origin}/mcp.`);
   const props = propsOf(tokenProps);
   if (!props.success) return jsonRpcError(401, "This token carries no valid identity; sign in again.");
   // The access rules as configured now, on what the grant recorded at sign-in: after the token cache, so a cached

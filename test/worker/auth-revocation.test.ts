@@ -65,6 +65,10 @@ describe("revocation reaches tokens in use", { timeout: 60_000 }, () => {
     const slash = await withBearer(workerFetch, tokens.access_token)(`${ORIGIN}/mcp/`, TOOLS_LIST);
     expect(slash.status).toBe(404);
     expect(await slash.json()).toMatchObject({ jsonrpc: "2.0", error: { message: `No MCP endpoint at /mcp/: this server's is ${ORIGIN}/mcp.` } });
+    // A token past what the server issues, there too: never the provider's KV key (review 408: it answered 500).
+    const long = await withBearer(workerFetch, `u:${"g".repeat(600)}:s`)(`${ORIGIN}/mcp/x`, TOOLS_LIST);
+    expect(long.status).toBe(404);
+    expect(await long.json()).toMatchObject({ jsonrpc: "2.0", error: { message: `No MCP endpoint at /mcp/x: this server's is ${ORIGIN}/mcp.` } });
   });
 
   it("refuses an access token on the next request once its sign-in is revoked through the refresh token", async () => {
@@ -356,6 +360,16 @@ describe("the connections page (/connections)", { timeout: 60_000 }, () => {
     expect(rows[1]).toBe(`<li><strong>bmad test client</strong> (signed in ${at(grant!.createdAt - 3600)}, no refresh recorded, client ${older.client_id.slice(0, 8)}…, returns to 127.0.0.1:33418): `);
   });
 
+  it("says an app's own scheme is where its tokens go, not the web host its redirect names (review 408)", async () => {
+    await seed();
+    const user = "scheme@example.com";
+    await signIn(workerFetch, ORIGIN, { user, redirectUri: "com.evil.app://claude.ai/callback" });
+    const signedIn = await workerFetch(`${ORIGIN}/connections/sign-in`, form({ user }));
+    const list = await (await workerFetch(`${ORIGIN}/connections`, { headers: { cookie: signedIn.headers.get("set-cookie")!.split(";")[0]! } })).text();
+    expect(list).toContain(", returns to the app of com.evil.app:): ");
+    expect(list).not.toContain("returns to claude.ai");
+  });
+
   it("lists 200 connections a page, and says there are more (review 233: 1,000 listed, the rest unsaid)", async () => {
     await seed();
     const tokens = await signIn(workerFetch, ORIGIN, { user: "many@example.com" });
@@ -366,6 +380,6 @@ describe("the connections page (/connections)", { timeout: 60_000 }, () => {
     const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
     const list = await (await workerFetch(`${ORIGIN}/connections`, { headers: { cookie } })).text();
     expect(list.match(/<li>/g)).toHaveLength(200);
-    expect(list).toContain("More apps are connected than these 200: revoke some, then open this page again for the rest.");
+    expect(list).toContain("More apps are connected than these 200, which are not necessarily your newest: revoke some, then open this page again for the rest.");
   });
 });

@@ -70,10 +70,12 @@ function shortClientId(id: string): string {
   return id.length > 8 ? `${id.slice(0, 8)}…` : id;
 }
 
-/** Where a sign-in's tokens went: the redirect's host (a loopback app's port differs by sign-in), or an app's scheme. */
+/** Where a sign-in's tokens went: a web redirect's host (a loopback app's port differs by sign-in), else the app that
+ *  claims its scheme (review 408: com.evil.app://claude.ai/ read as "returns to claude.ai"). */
 function redirectHost(uri: string | undefined): string | undefined {
   const url = uri ? URL.parse(uri) : null;
-  return url ? url.host || url.protocol : undefined;
+  if (!url) return undefined;
+  return url.protocol === "https:" || url.protocol === "http:" ? url.host.slice(0, 100) : `the app of ${url.protocol.slice(0, 60)}`;
 }
 
 async function listPage(c: C, signedIn: Session): Promise<Response> {
@@ -101,7 +103,8 @@ async function listPage(c: C, signedIn: Session): Promise<Response> {
 <form method="post" action="/connections/revoke" style="display:inline"><input type="hidden" name="grant" value="${escape(grant.id)}"><input type="hidden" name="csrf" value="${escape(signedIn.csrf)}"> <button>Revoke</button></form></li>`;
     }),
   );
-  const more = cursor ? `<p>More apps are connected than these ${LISTED}: revoke some, then open this page again for the rest.</p>` : "";
+  // Past a page, which grants are listed is not by age (review 408): said so.
+  const more = cursor ? `<p>More apps are connected than these ${LISTED}, which are not necessarily your newest: revoke some, then open this page again for the rest.</p>` : "";
   const list = rows.length ? `<ul>${rows.join("\n")}</ul>${more}` : "<p>No app is connected as you.</p>";
   return page(200, "Your connections", `<p>The apps signed in to this server as you, newest first. Revoke ends an app's access at once: its tokens stop working, and it must ask you again.</p>${list}`);
 }
