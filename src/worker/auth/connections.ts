@@ -14,6 +14,7 @@ import { type Ctx, gate, LOCAL_USER_FIELD, shownName, upstreamIdentity, upstream
 import { forgetGrant } from "./token-cache.js";
 import { dropRefreshClaims, lastRefreshes } from "./token-endpoint.js";
 import { readCappedForm } from "../read-capped.js";
+import { shownTime } from "../../core/count.js";
 
 /** How long the page stays signed in. */
 const SESSION_S = 15 * 60;
@@ -61,7 +62,7 @@ async function startSession(c: C, identity: Identity, headers = new Headers()): 
 const LISTED = 200;
 
 /** A time to the minute, in UTC: two sign-ins of one app differ by it. */
-const minute = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`;
+const minute = (ms: number) => `${shownTime(new Date(ms).toISOString())} UTC`;
 
 /** Enough of a client id to tell one registration from another: a registered app's is random (its first 8 characters
  *  differ), a published one's (a metadata document URL) is named by its host. */
