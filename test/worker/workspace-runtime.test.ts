@@ -69,6 +69,11 @@ describe("rendering against a workspace", () => {
     expect(block).toContain(" memlog.py: BMAD's shared scripts, run here on the project's files.");
     // A connection without the memory tools (the default) is not told of them (bridge-memory.test.ts: one with them is).
     expect(block).not.toContain("remember_structured");
+    // Nor through bmad-workflow or the slash command's prompt, which render the same skill (review 410).
+    expect((await ada.call(TOOL.bmadWorkflow, { workflow: "prd", project })).text).not.toContain("remember_structured");
+    const prompt = (await ada.client.getPrompt({ name: "bmad-prd", arguments: { project } })).messages[0]!.content as { text: string };
+    expect(prompt.text).toContain("## Running this skill here");
+    expect(prompt.text).not.toContain("remember_structured");
     // Not offered to load: customize.toml, whose values the render filled in, BMAD's tests of the skill's scripts, and a
     // file the text names by its path from the skill's root (review 247: sprint-planning's References, listed twice).
     const review = (await ada.call(TOOL.bmad, { command: "*code-review", project })).text;

@@ -8,11 +8,12 @@ import { bmadUri } from "../catalog/paths.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { SurfaceDeps } from "./deps.js";
 import { done, fail, type ToolOutcome } from "./outcome.js";
+import type { CallContext } from "./tool.js";
 import { servedText, type BundleReader } from "./reader.js";
 import { TOOL } from "./names.js";
 import { earlierWork, HELP_CATALOG, helpFor, skillOutputs, withEarlierWork } from "./earlier-work.js";
 import { keptWhenMade } from "../kept.js";
-import { asksDate, givesToday, laterValues, markResolved, noWorkspaceBlock, NOTHING_LATER, runtimeBlock, withToday, type CodeSkill, type FilesAccess, type LaterValues, type SkillTraits } from "./runtime-block.js";
+import { asksDate, forConnection, givesToday, laterValues, markResolved, noWorkspaceBlock, NOTHING_LATER, runtimeBlock, withToday, type CodeSkill, type FilesAccess, type LaterValues, type SkillTraits } from "./runtime-block.js";
 import { renderShown, renderSkillText, skillRenderFor, type SkillRender } from "./skill-render.js";
 import { CENTRAL_LAYERS } from "../runtime/config-utils.js";
 import { todayWhere } from "../runtime/time-zone.js";
@@ -288,14 +289,14 @@ async function filesAccess(runtime: ProjectRuntime, traits: SkillTraits): Promis
 
 /** Resolves a name and renders the record, or the unknown-name error with the closest names. `again`: for a tool
  *  that takes a project, the call that names one (see pickAProject). */
-export async function loadRecord(deps: SurfaceDeps, kind: CatalogRecord["kind"], name: string, extra?: { heading: string; body: string }, project?: string, again?: (project: string) => string): Promise<ToolOutcome> {
+export async function loadRecord(deps: SurfaceDeps, kind: CatalogRecord["kind"], name: string, extra?: { heading: string; body: string }, project?: string, again?: (project: string) => string, call?: CallContext): Promise<ToolOutcome> {
   const found = deps.reader.catalog.resolve(kind, name);
   if (!found.ok) return fail(found.error, found.closest);
   const target = await renderTarget(deps, project, found.record);
   if (target && typeof target === "object" && "error" in target) return fail(target.error);
   const pick = target === "none" && again ? await pickAProject(deps, found.record, again) : undefined;
   if (pick) return done(pick);
-  return done((await asServed(deps.reader, found.record, target, renderRecord(deps.reader, found.record, extra, target))).text);
+  return done(forConnection((await asServed(deps.reader, found.record, target, renderRecord(deps.reader, found.record, extra, target))).text, call?.has));
 }
 
 /** The project a render is for, if any. */

@@ -132,8 +132,10 @@ const NO_TRAITS: SkillTraits = { delegates: false, worksOnCode: false, namesSkil
 // Memory is an opt-in toolset: named for the connections that have it (withoutMemoryLine), never a reason to stop and ask.
 const MEMORY_LINE = `- Project memory, if you have ${TOOL.rememberStructured}: remember decisions and learnings with it; ${TOOL.recallStructured} and ${TOOL.getFailureMuseum} find earlier ones. Without them, go on.`;
 
-/** A served render for a connection without the memory tools: the block's line naming them costs every render. */
-export const withoutMemoryLine = (text: string): string => text.replace(`\n${MEMORY_LINE}`, "");
+/** A served render as a connection sees it (`has`: whether it has a tool; unknown: it keeps all): without the memory
+ *  tools, the block's line naming them costs every render (bmad, bmad-workflow and prompts/get alike: review 410). */
+export const forConnection = (text: string, has: ((tool: string) => boolean) | undefined): string =>
+  has?.(TOOL.rememberStructured) === false ? text.replace(`\n${MEMORY_LINE}`, "") : text;
 
 /** `today`: where the skill's text asks for it (asksDate), today's date and time as todayWhere says them. */
 export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts: string[], later = NOTHING_LATER, traits = NO_TRAITS, today?: string): string {

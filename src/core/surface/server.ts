@@ -12,6 +12,7 @@ import { changedLists } from "./list-changes.js";
 import { parseCursor } from "./cursor.js";
 import { RESOURCE_TEMPLATES, completePromptArgument, completeResource, readBmadUri, shortNames, staticResources } from "./resources.js";
 import { asServed, renderRecord, renderTarget } from "./render.js";
+import { forConnection } from "./runtime-block.js";
 import { skillSource } from "./skills.js";
 import { deepFreeze, STATIC_TOOLS, surfaceFor } from "./surface.js";
 import { describeInvalid, describeIssues, halfCharacter, parseArguments } from "./tool.js";
@@ -173,7 +174,8 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     const target = await renderTarget(deps, project, entry.record);
     if (target && typeof target === "object" && "error" in target) throw invalid(target.error);
     const { text, watched } = await asServed(reader, entry.record, target, renderRecord(reader, entry.record, message ? { heading: "User message", body: message } : undefined, target));
-    const result: GetPromptResult = { description: entry.listing.description, messages: [{ role: "user", content: { type: "text", text } }] };
+    const shown = forConnection(text, (tool) => surface.tools.has(tool));
+    const result: GetPromptResult = { description: entry.listing.description, messages: [{ role: "user", content: { type: "text", text: shown } }] };
     if (cacheable && !watched) surface.promptResults.set(name, deepFreeze(result));
     return result;
   });

@@ -24,9 +24,9 @@ export const bmadWorkflowTool = defineTool({
     project: z.string().max(200).optional().describe("Workspace to render it for"),
   }),
   annotations: READ_ONLY,
-  run: ({ workflow, context, project }, deps) => {
+  run: ({ workflow, context, project }, deps, _signal, call) => {
     const name = workflow.replace(/^\*/, "");
-    return loadRecord(deps, "workflow", name, context ? { heading: "Context", body: context } : undefined, project, (p) => `${TOOL.bmadWorkflow} again with {"workflow": "${name}", "project": "${p}"}`);
+    return loadRecord(deps, "workflow", name, context ? { heading: "Context", body: context } : undefined, project, (p) => `${TOOL.bmadWorkflow} again with {"workflow": "${name}", "project": "${p}"}`, call);
   },
 });
 

@@ -5,7 +5,7 @@ import { shortName } from "../../catalog/names.js";
 import { TOOL } from "../names.js";
 import { done, fail } from "../outcome.js";
 import { asServed, followsBundle, keptPerBundle, originReport, pickAProject, renderRecord, renderTarget } from "../render.js";
-import { withoutMemoryLine } from "../runtime-block.js";
+import { forConnection } from "../runtime-block.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 import { treeWarnings } from "../tree-warnings.js";
 
@@ -56,7 +56,6 @@ export const bmadTool = defineTool({
     const origin = originReport(catalog, found, true);
     // The project's files from earlier phases follow the project, and today's date the day: added to the kept render, never kept.
     const served = await asServed(reader, record, target, keptPerBundle(reader, target, `${TOOL.bmad}\0${origin}\0${record.source}\0${record.entry}`, async () => `${origin ? `${origin}\n\n` : ""}${await renderRecord(reader, record, undefined, target)}`));
-    const text = call?.has?.(TOOL.rememberStructured) === false ? withoutMemoryLine(served.text) : served.text;
-    return { ok: true, text, kept: followsBundle(target) && !served.watched };
+    return { ok: true, text: forConnection(served.text, call?.has), kept: followsBundle(target) && !served.watched };
   },
 });

@@ -64,7 +64,7 @@ export const executeWorkflow = defineTool({
   description: "Load a BMAD workflow's raw files with execution instructions, then follow them.",
   input: z.object({ workflow_name: workflowName, params }),
   annotations: READ_ONLY,
-  run: ({ workflow_name, params: p }, deps) => loadRecord(deps, "workflow", workflow_name, p && { heading: "Parameters", body: JSON.stringify(p) }),
+  run: ({ workflow_name, params: p }, deps, _signal, call) => loadRecord(deps, "workflow", workflow_name, p && { heading: "Parameters", body: JSON.stringify(p) }, undefined, undefined, call),
 });
 
 export const listTasks = defineTool({
@@ -85,7 +85,7 @@ export const executeTask = defineTool({
   description: "Load a BMAD task's raw file with instructions, then follow it.",
   input: z.object({ task_name: taskName, params: params.describe("Optional task parameters") }),
   annotations: READ_ONLY,
-  async run({ task_name, params: p }, deps) {
+  async run({ task_name, params: p }, deps, _signal, call) {
     const { catalog } = deps.reader;
     // A bundle without tasks (BMAD 6.x: they became skills) says so, and names the workflow the name reaches (review 140:
     // "Unknown task" with nothing to go on).
@@ -93,7 +93,7 @@ export const executeTask = defineTool({
       const workflow = catalog.resolve("workflow", task_name);
       return fail(`This bundle has no tasks${workflow.ok ? `; "${task_name}" is a workflow: ${TOOL.executeWorkflow} with {"workflow_name": "${task_name}"}` : `: ${TOOL.listWorkflows} lists its workflows`}.`);
     }
-    return loadRecord(deps, "task", task_name, p && { heading: "Parameters", body: JSON.stringify(p) });
+    return loadRecord(deps, "task", task_name, p && { heading: "Parameters", body: JSON.stringify(p) }, undefined, undefined, call);
   },
 });
 
