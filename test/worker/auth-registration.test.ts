@@ -160,6 +160,24 @@ describe("consent pages", { timeout: 60_000 }, () => {
     expect((await consentAs(newAddress(), client.client_id, { code_challenge: "c".repeat(43) })).status).toBe(200);
   });
 
+  it("counts the connections page's sign-ins with them, with or without Origin, each of which stores a record (review 416)", async () => {
+    const ip = newAddress();
+    const signInAs = (i: number) => workerFetch(`${ORIGIN}/connections/sign-in`, {
+      method: "POST", redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded", "cf-connecting-ip": ip, ...(i % 2 ? { origin: ORIGIN } : {}) },
+      body: "user=",
+    });
+    for (let i = 0; i < REGISTRATION_LIMITS.authorizePerAddress; i++) expect((await signInAs(i)).status).toBe(303);
+    const refused = await signInAs(0);
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get("set-cookie")).toBeNull();
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await refused.text()).toContain("Too many sign-in pages from this address");
+    // One count for both: the consent page is refused at this address too.
+    const client = (await (await registerAs(newAddress(), CLIENT)).json()) as { client_id: string };
+    expect((await consentAs(ip, client.client_id)).status).toBe(429);
+  });
+
   it("counts an IPv6 site's /48 too, whichever of its /64s asks (review 86)", async () => {
     const client = (await (await registerAs(newAddress(), CLIENT)).json()) as { client_id: string };
     for (let i = 0; i < 4 * REGISTRATION_LIMITS.authorizePerAddress; i++) expect((await consentAs(`2001:db8:99:${i.toString(16)}::1`, client.client_id)).status).toBe(200);

@@ -4,7 +4,7 @@
 // the same client's second use within the reuse window (two at once, a retry) is only refused. A refresh never widens
 // the grant's scopes; failures say why and what to do.
 import { env } from "cloudflare:workers";
-import { runInDurableObject } from "cloudflare:test";
+import { listDurableObjectIds, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { authorize, exchange, pkce, refresh, register, revoke, signIn, withBearer } from "../../scripts/oauth-client.js";
 import { ORIGIN, workerFetch } from "./client.js";
@@ -228,6 +228,29 @@ describe("refresh token rotation", { timeout: 60_000 }, () => {
     expect((await refresh(workerFetch, ORIGIN, tokens.client_id, second.json.refresh_token)).status).toBe(400);
   });
 
+  it("makes no user's object for a refresh token of a grant the server does not hold, and refuses one in no shape it issues first (review 416)", async () => {
+    await seed();
+    const objects = async () => (await listDurableObjectIds(env.OWNER_SESSIONS)).map((id) => id.toString());
+    const before = await objects();
+    // Forged for users that never signed in (a GitHub id is public), with and without a client: no object each.
+    const client = await register(workerFetch, ORIGIN);
+    const users = Array.from({ length: 10 }, (_, i) => `github/${Date.now()}${i}`);
+    for (const [i, user] of users.entries()) {
+      const forged = `${user}:${"g".repeat(16)}:${"s".repeat(32)}`;
+      const answer = i % 2 ? await refresh(workerFetch, ORIGIN, client.client_id, forged) : await exchange(workerFetch, ORIGIN, { grant_type: "refresh_token", refresh_token: forged });
+      expect(answer.status, user).toBe(i % 2 ? 400 : 401);
+    }
+    expect(await objects()).toEqual(before);
+    for (const user of users) expect(before).not.toContain(env.OWNER_SESSIONS.idFromName(user).toString());
+    // A refresh token in no shape this server issues is told so, client or none.
+    for (const token of [`anon-${crypto.randomUUID()}:x:y`, `local:${"g".repeat(15)}:${"s".repeat(32)}`, `someone:${"g".repeat(16)}:${"s".repeat(32)}`, `github/x1:${"g".repeat(16)}:${"s".repeat(32)}`, `local:${"g".repeat(16)}:${"s".repeat(31)}`]) {
+      for (const body of [{ grant_type: "refresh_token", refresh_token: token }, { grant_type: "refresh_token", refresh_token: token, client_id: client.client_id }] as Record<string, string>[]) {
+        expect(await exchange(workerFetch, ORIGIN, body)).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: "This refresh token is not in the form this server issues: use the one it gave you, or sign in again." } });
+      }
+    }
+    expect(await objects()).toEqual(before);
+  });
+
   it("ends no sign-in for a forged token naming it, sent twice at once: only a token the provider issued is claimed", async () => {
     await seed();
     const tokens = await signIn(workerFetch, ORIGIN);
@@ -303,6 +326,7 @@ describe("the connections page (/connections)", { timeout: 60_000 }, () => {
 
     const signedOut = await workerFetch(`${ORIGIN}/connections`);
     expect(signedOut.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    expect(signedOut.headers.get("referrer-policy")).toBe("no-referrer");
     const signInForm = await signedOut.text();
     expect(signInForm).toContain('action="/connections/sign-in"');
     expect(signInForm).not.toContain(grantOf(mine.access_token));

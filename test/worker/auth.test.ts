@@ -395,7 +395,7 @@ describe("bad tokens and bad requests", { timeout: 60_000 }, () => {
     expect(forged.status).toBe(400);
   });
 
-  it("serves a consent page that cannot be framed, with __Host- cookies", async () => {
+  it("serves a consent page that cannot be framed nor sent on as Referer, with __Host- cookies", async () => {
     const client = await register(workerFetch, ORIGIN);
     const { challenge } = await pkce();
     const url = new URL(`${ORIGIN}/authorize`);
@@ -403,6 +403,8 @@ describe("bad tokens and bad requests", { timeout: 60_000 }, () => {
     const page = await workerFetch(url);
     expect(page.status).toBe(200);
     expect(page.headers.get("x-frame-options")).toBe("DENY");
+    // Its URL holds the request, and its form leads to other sites: none sent on as Referer (review 416).
+    expect(page.headers.get("referrer-policy")).toBe("no-referrer");
     expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
     const cookie = page.headers.getSetCookie().join("; ");
     expect(cookie).toMatch(/__Host-/);

@@ -2,15 +2,15 @@
 // an app's access (a lost laptop, a copied credentials file) without the app's help. Signed in as for consent: the local
 // sign-in on loopback, else the identity provider (back through its one /callback, told apart by the state's prefix),
 // with the same access rules. The sign-in lasts SESSION_S in a KV record named by an HttpOnly, SameSite=Lax cookie;
-// every POST is checked by its Origin and by a token the record holds, and the page is the consent page's (no script,
-// no frame).
+// every POST is checked by its Origin and by a token the record holds, a sign-in counted per address with the consent
+// pages, and the page is the consent page's (no script, no frame, no Referer).
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { isAllowed, upstreamName } from "./config.js";
 import { localIdentity, randomToken, s256, type Identity } from "./identity.js";
 import { escape, foreignOrigin, page } from "./page.js";
-import { type Ctx, gate, LOCAL_USER_FIELD, shownName, upstreamIdentity, upstreamSignIn } from "./pages.js";
+import { type Ctx, gate, LOCAL_USER_FIELD, shownName, signInsLimited, upstreamIdentity, upstreamSignIn } from "./pages.js";
 import { forgetGrant } from "./token-cache.js";
 import { dropRefreshClaims, lastRefreshes } from "./token-endpoint.js";
 import { readCappedForm } from "../read-capped.js";
@@ -120,7 +120,7 @@ connectionsPages.get("/connections", async (c) => {
 });
 
 connectionsPages.post("/connections/sign-in", async (c) => {
-  const refused = refusedForm(c);
+  const refused = refusedForm(c) ?? (await signInsLimited(c));
   if (refused) return refused;
   const { upstream } = c.get("config");
   if (upstream.kind === "local") {

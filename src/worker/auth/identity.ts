@@ -39,6 +39,10 @@ export async function upstreamJson<T>(res: Response, schema: z.ZodType<T>): Prom
 export const SCOPES = { read: "bmad:read", write: "bmad:write" } as const;
 export const SCOPES_SUPPORTED = [SCOPES.read, SCOPES.write, "offline_access"];
 
+/** Whether `id` is a user id some upstream here makes: `local`, `local/<email>`, `github/<numeric id>` or
+ *  `oidc/<encoded sub>` (the provider forbids ":" in them). */
+export const isUserId = (id: string) => /^(?:local|local\/[^:/]+|github\/\d{1,20}|oidc\/[^:]+)$/.test(id);
+
 export const LOCAL_IDENTITY: Identity = { subject: "local", name: "Local user" };
 
 /** On the local (loopback-only) consent page, a developer may sign in as another local user by email, e.g. to

@@ -25,13 +25,16 @@ export function invalidToken(request: Request, description: string): Response {
   return oauthError(request, 401, "invalid_token", description, { "www-authenticate": challenge });
 }
 
+/** A refresh token in no shape this server issues: said the same whether this Worker or the provider finds it. */
+export const MALFORMED_REFRESH_TOKEN = "This refresh token is not in the form this server issues: use the one it gave you, or sign in again.";
+
 /** The provider's bare words ("Grant not found", "Invalid refresh token", "Invalid access token") for the failures a
  *  person meets, by the provider's internal category/reason, which are stable where its wording is not. */
 const CLEARER = new Map<string, string>([
   ["refresh-token-grant/grant_not_found", "This sign-in has ended (signed out, revoked, or expired): sign in again."],
   ["refresh-token-grant/refresh_token_expired", "This sign-in has expired: sign in again."],
   ["refresh-token-grant/refresh_token_mismatch", "This refresh token is not the sign-in's current one (a newer refresh token superseded it, or it was never issued): use the newest one you were given, or sign in again."],
-  ["refresh-token-grant/refresh_token_malformed", "This refresh token is not in the form this server issues: use the one it gave you, or sign in again."],
+  ["refresh-token-grant/refresh_token_malformed", MALFORMED_REFRESH_TOKEN],
   ["authorization-code-grant/grant_not_found", "This authorization code has expired or its sign-in has ended: sign in again."],
   ["protected-resource/token_not_found", "This access token has expired, or its sign-in has ended (signed out or revoked), or it is a refresh token (send the access token instead): get a new one with your refresh token, or sign in again if that fails."],
   ["protected-resource/token_expired", "This access token has expired: get a new one with your refresh token, or sign in again if that fails."],

@@ -9,6 +9,8 @@ const PAGE_HEADERS = {
   "content-type": "text/html; charset=utf-8",
   "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
   "x-frame-options": "DENY",
+  // The consent page's URL holds the request (state, code_challenge, redirect_uri), and its form leads off-site.
+  "referrer-policy": "no-referrer",
   "cache-control": "no-store",
 };
 

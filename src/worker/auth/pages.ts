@@ -132,6 +132,16 @@ export async function gate(c: import("hono").Context<Ctx>, next: () => Promise<v
   return next();
 }
 
+/** Counts a sign-in page against its address's limit, before it stores anything for someone not signed in (reviews 84
+ *  and 86: 500 anonymous requests stored 500 KV records; review 416: the connections page's sign-in too, which shares
+ *  the count): the refusal page, or undefined where it fits. */
+export async function signInsLimited(c: import("hono").Context<Ctx>): Promise<Response | undefined> {
+  const counted = await takeFromAddress(c.req.raw, c.env, new URL(c.req.url).hostname, "authorize:", REGISTRATION_LIMITS.authorizePerAddress);
+  if (counted === "unavailable") return page(503, "Sign-in unavailable", "<p>Sign-in is not available: the REGISTRATION_LIMIT Durable Object binding is missing (see wrangler.toml).</p>");
+  if (counted !== undefined) return page(429, "Too many sign-ins", `<p>Too many sign-in pages from this address: at most ${REGISTRATION_LIMITS.authorizePerAddress} per ${REGISTRATION_LIMITS.windowMs / 60_000} minutes. Try again in ${counted} s.</p>`, new Headers({ "retry-after": String(counted) }));
+  return undefined;
+}
+
 /** How a registration is kept, as the refusals below say it. */
 const KEPT = `a registration is kept for ${REGISTRATION_TTL_DAYS} days, renewed each time the app gets tokens`;
 
@@ -165,10 +175,9 @@ authPages.get("/authorize", async (c) => {
   const clientId = checkClientId(c.req.query("client_id") ?? "");
   if (!clientId.ok) return page(400, "Sign-in failed", `<p>${escape(clientId.error)}</p><p>Start again from your app.</p>`);
   // Each consent page stores a transaction before anyone signs in, and a metadata document is fetched to parse the
-  // request: counted per address first (reviews 84 and 86: 500 anonymous requests stored 500 KV records).
-  const counted = await takeFromAddress(c.req.raw, c.env, new URL(c.req.url).hostname, "authorize:", REGISTRATION_LIMITS.authorizePerAddress);
-  if (counted === "unavailable") return page(503, "Sign-in unavailable", "<p>Sign-in is not available: the REGISTRATION_LIMIT Durable Object binding is missing (see wrangler.toml).</p>");
-  if (counted !== undefined) return page(429, "Too many sign-ins", `<p>Too many sign-in pages from this address: at most ${REGISTRATION_LIMITS.authorizePerAddress} per ${REGISTRATION_LIMITS.windowMs / 60_000} minutes. Try again in ${counted} s.</p>`, new Headers({ "retry-after": String(counted) }));
+  // request.
+  const limited = await signInsLimited(c);
+  if (limited) return limited;
   const request = await oauth.parseAuthRequest(c.req.raw);
   if (redirectKind(request.redirectUri) === "refused") return refusedRedirectPage(request.redirectUri);
   // PKCE for every client, as OAuth 2.1 has it: the provider asks it of public clients only, and anyone may register

@@ -7,7 +7,9 @@
 //   names, and the claim is kept for the token's life (a grant's newest MAX_CLAIMS_PER_GRANT; a revoked sign-in's go
 //   with it): a mark in KV read before and written after the exchange let refreshes sent at once all through (review 230).
 //   Except: the same client sending it again within REFRESH_REUSE_WINDOW_MS of its first use (two tabs at once, a retry
-//   after a lost answer) is refused and the sign-in kept, the first exchange's answer standing (review 285);
+//   after a lost answer) is refused and the sign-in kept, the first exchange's answer standing (review 285).
+//   Only a token of a grant the provider holds reaches the user's object: any other, forged with any user id, made one,
+//   with storage of its own, per request (review 416); one in no shape this server issues is refused first;
 // - a refresh asking for a scope the grant lacks is refused (RFC 6749 §6), not narrowed: see scopesBeyondGrant;
 // - revoking an access token ends its whole sign-in, as revoking the refresh token does (RFC 7009 §2.1 leaves that to
 //   the server): the provider alone deletes that one token, and a client that signs out so left its refresh token
@@ -15,9 +17,10 @@
 // - every grant the request names is forgotten by the token cache once the provider has answered.
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Env } from "../env.js";
-import { oauthError } from "./oauth-error.js";
+import { MALFORMED_REFRESH_TOKEN, oauthError } from "./oauth-error.js";
 import { sha256Hex } from "../../core/workspace/installer-manifests.js";
 import { readCappedForm } from "../read-capped.js";
+import { isUserId } from "./identity.js";
 import { checkClientId } from "./public-host.js";
 import { forgetGrant, grantOf, tokenTooLong } from "./token-cache.js";
 import { REFRESH_REUSE_WINDOW_MS } from "../owner-do.js";
@@ -77,6 +80,7 @@ export async function tokenEndpoint(request: Request, deps: TokenEndpointDeps): 
 
   const grants = TOKEN_FIELDS.map((name) => grantOf(field(name) ?? "")).filter((g): g is string => !!g);
   const presented = field("grant_type") === "refresh_token" ? field("refresh_token") : undefined;
+  if (presented && !issuedShape(presented)) return oauthError(request, 400, "invalid_grant", MALFORMED_REFRESH_TOKEN);
   const presentedGrant = presented ? grantOf(presented) : undefined;
   let response: Response;
   if (presented && presentedGrant) {
@@ -103,6 +107,13 @@ export async function tokenEndpoint(request: Request, deps: TokenEndpointDeps): 
   return response;
 }
 
+/** Whether `token` has the shape of a refresh token this server issues: `userId:grantId:secret`, a user id an upstream
+ *  makes, the provider's 16-character grant id and 32-character secret. */
+function issuedShape(token: string): boolean {
+  const [userId = "", grantId = "", secret = "", ...rest] = token.split(":");
+  return rest.length === 0 && isUserId(userId) && /^[A-Za-z0-9_-]{16}$/.test(grantId) && /^[A-Za-z0-9_-]{32}$/.test(secret);
+}
+
 /** The scopes the refresh being forwarded asks for. The provider's tokenExchangeCallback sees only the grant's scopes
  *  and their overlap with these, and would narrow a wider request silently. */
 const askedScopes = new AsyncLocalStorage<string[]>();
@@ -122,9 +133,13 @@ const refreshClaims = (env: Env, userId: string) => env.OWNER_SESSIONS.get(env.O
 type HeldGrant = { refreshTokenId?: string; previousRefreshTokenId?: string };
 const heldGrant = (env: Env, grant: string) => env.OAUTH_KV.get<HeldGrant>(`grant:${grant}`, "json");
 
+/** Marks that a refresh token's reuse ended its sign-in (by the token's hash), kept for the token's life: a later use of
+ *  it is told why from here, its grant gone and its user's object not reached. */
+const reusedKey = (tokenHash: string) => `bmad:refresh-reused:${tokenHash}`;
+
 /** A sign-in its user or client ended: its grant's refresh claims go too (a sign-in ended for a reused token keeps
- *  them, so each later use of that token is told why). Claims that cannot be dropped now expire with the token's
- *  lifetime: the revocation stands either way. */
+ *  them until they expire: an exchange of the token still under way learns of the reuse from them). Claims that
+ *  cannot be dropped now expire with the token's lifetime: the revocation stands either way. */
 export async function dropRefreshClaims(env: Env, userId: string, grantId: string): Promise<void> {
   await refreshClaims(env, userId).dropRefreshClaims(grantId).catch(() => undefined);
 }
@@ -141,27 +156,31 @@ export async function lastRefreshes(env: Env, userId: string): Promise<Map<strin
  *  `clientId`: the client the request names, or "" (none, or several that differ). */
 async function refreshOnce(request: Request, token: string, grant: string, clientId: string, deps: TokenEndpointDeps, next: () => Promise<Response>): Promise<Response> {
   const [userId, grantId] = grant.split(":") as [string, string];
-  const claims = refreshClaims(deps.env, userId);
   // The provider's id of a refresh token is its SHA-256, kept on the grant for the current and the previous one.
   const tokenHash = await sha256Hex(token);
+  const reused = () => oauthError(request, 400, "invalid_grant", "This refresh token was used twice (refreshed twice at once, or a copy of it is in other hands), so the sign-in it belongs to was ended. Sign in again.");
   const held = await heldGrant(deps.env, grant);
-  const issued = held?.refreshTokenId === tokenHash ? "current" : held?.previousRefreshTokenId === tokenHash ? "previous" : undefined;
+  // A grant the provider does not hold (ended, expired, never issued): the provider says so, and no object is reached.
+  if (held === null) return (await deps.env.OAUTH_KV.get(reusedKey(tokenHash))) === null ? next() : reused();
+  const claims = refreshClaims(deps.env, userId);
+  const endForReuse = async () => {
+    await deps.revokeGrant(userId, grantId);
+    await deps.env.OAUTH_KV.put(reusedKey(tokenHash), "1", { expirationTtl: REFRESH_TOKEN_TTL_S }).catch(() => undefined);
+    return reused();
+  };
+  const issued = held.refreshTokenId === tokenHash ? "current" : held.previousRefreshTokenId === tokenHash ? "previous" : undefined;
   let claim: "first" | "retried" | "reused" | "unknown";
   try {
     claim = await claims.claimRefresh(tokenHash, grantId, clientId, Date.now() + REFRESH_TOKEN_TTL_S * 1000, issued);
   } catch {
     return oauthError(request, 503, "temporarily_unavailable", "The server could not record this refresh token's use, so it did not exchange it: try again in a moment with the same refresh token.", { "retry-after": "5" });
   }
-  const reused = () => oauthError(request, 400, "invalid_grant", "This refresh token was used twice (refreshed twice at once, or a copy of it is in other hands), so the sign-in it belongs to was ended. Sign in again.");
   // A token the provider never issued: it answers that itself.
   if (claim === "unknown") return next();
   if (claim === "retried") {
     return oauthError(request, 400, "invalid_grant", `This refresh token was already used a moment ago (under ${REFRESH_REUSE_WINDOW_MS / 1000} s, by this client: two refreshes at once, or a retry): use the tokens that answer gave. The sign-in was not ended. If that answer was an error, this refresh token works again now; if none came, sign in again, and do not send this one again: sent later it ends the sign-in.`);
   }
-  if (claim === "reused") {
-    await deps.revokeGrant(userId, grantId);
-    return reused();
-  }
+  if (claim === "reused") return endForReuse();
   // An exchange that fails, or throws, frees the token to be tried again.
   const response = await next().catch(async (error: unknown) => {
     await claims.settleRefresh(tokenHash, false).catch(() => false);
@@ -173,8 +192,7 @@ async function refreshOnce(request: Request, token: string, grant: string, clien
   const usedMeanwhile = await claims.settleRefresh(tokenHash, exchanged).catch(() => false);
   if (!exchanged || !usedMeanwhile) return response;
   await response.body?.cancel();
-  await deps.revokeGrant(userId, grantId);
-  return reused();
+  return endForReuse();
 }
 
 /** The one client `ids` name, or "" where they name none or differ. */
