@@ -12,7 +12,7 @@ import { count as n } from "../core/count.js";
 import type { Result } from "../core/result.js";
 import type { ByOthers } from "../core/workspace/line-authors.js";
 import { isOneLine } from "../core/lines.js";
-import { changedSinceNote, SHOWN_VERSIONS } from "../core/workspace/changed-since.js";
+import { changedSinceNote, SHOWN_AUTHORS, SHOWN_VERSIONS } from "../core/workspace/changed-since.js";
 import { remoteText } from "./bounded-fetch.js";
 
 export interface RemoteFile {
@@ -52,7 +52,8 @@ const CHANGED_SINCE = z
     read: z.literal(true).optional(),
     versions: z.array(z.number().int().min(1)).min(1).max(SHOWN_VERSIONS),
     count: z.number().int().min(1),
-    by: z.array(z.string().min(1).max(300).refine(isOneLine)).min(1).max(5),
+    by: z.array(z.string().min(1).max(300).refine(isOneLine)).min(1).max(SHOWN_AUTHORS),
+    moreBy: z.number().int().min(1).optional(),
     added: z.number().int().min(0).optional(),
     removed: z.number().int().min(0).optional(),
   })

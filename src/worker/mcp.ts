@@ -72,13 +72,14 @@ export async function serveMcp(request: Request, env: Env, ctx: ExecutionContext
     throw error;
   }
   const rules = config.config;
-  const workspaces = new DurableWorkspaceStore(env, workspaceCaller(props.data), (owner) => ownerNoLongerAllowed(rules, owner));
+  const readOnly = !auth.scope.includes(SCOPES.write);
+  const workspaces = new DurableWorkspaceStore(env, workspaceCaller(props.data, readOnly), (owner) => ownerNoLongerAllowed(rules, owner));
   // Where the bridge pulls a workspace from, which renders name (review 265: the model does not know its connector's
   // URL). The Worker's entry answers only this server's own origin, checked again here as it was there.
   const origin = canonicalOrigin(env, new URL(request.url));
   // A workspace is {project-root} for skills: bmad-run and rendering work on it by name.
   const deps: SurfaceDeps = {
-    reader, owner: props.data.userId, readOnly: !auth.scope.includes(SCOPES.write), sessions: new DurableSessionStore(env), workspaces, runtime: workspaceRuntimes(workspaces, () => reader, props.data.userId, origin && `${origin}/mcp`), memory: workspaceMemory(workspaces),
+    reader, owner: props.data.userId, readOnly, sessions: new DurableSessionStore(env), workspaces, runtime: workspaceRuntimes(workspaces, () => reader, props.data.userId, origin && `${origin}/mcp`), memory: workspaceMemory(workspaces),
   };
   const handler = mcpHandler(selection.toolsets);
   if (body.bytes === undefined) {

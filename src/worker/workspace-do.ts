@@ -32,11 +32,14 @@ import { CountBudget, type ChangedSince } from "../core/workspace/changed-since.
 import { notUtf8Refusal, shownText, textBytes, type TextWrite } from "../core/workspace/file-text.js";
 import type { Standing } from "./workspace-index-do.js";
 
-/** Who calls: their user id, every handle a share may name them by (`user:<id>`, `github:<login>`, `email:<address>`), and how authors show. */
+/** Who calls: their user id, every handle a share may name them by (`user:<id>`, `github:<login>`, `email:<address>`), and how authors show.
+ *  `readOnly`: their token carries bmad:read only, and so changes nothing here, not even what counts as told them: it
+ *  peeks at their notes and marks no change seen (review 415: a bmad:read map used up what the next read would tell). */
 export interface Caller {
   id: string;
   handles: string[];
   label: string;
+  readOnly?: true;
 }
 
 
@@ -304,10 +307,10 @@ export class WorkspaceProject extends DurableObject {
     return { ok: true, value: info };
   }
 
-  /** `notes`: bmad-files read's, which takes (or, for a token that may change nothing, peeks at) the caller's note on the
-   *  file (DisplacedNotes), told with a read of the file as it is now. `shown`: the read shows the model what others
-   *  changed (ReadOptions), which counts as seen (SeenVersions). */
-  read(caller: Caller, given: string, version?: number, notes?: "take" | "peek", shown?: boolean): ZonedResult<FileContent> {
+  /** `notes`: bmad-files read's, which takes (or, for a read-only token, peeks at) the caller's note on the file
+   *  (DisplacedNotes), told with a read of the file as it is now. `shown`: the read shows the model what others changed
+   *  (ReadOptions), which counts as seen (SeenVersions) where the token may change things. */
+  read(caller: Caller, given: string, version?: number, notes?: boolean, shown?: boolean): ZonedResult<FileContent> {
     const checked = checkWorkspacePath(given);
     if (!checked.ok) return fail("invalid", checked.error);
     const g = this.gate(caller, "read");
@@ -320,26 +323,28 @@ export class WorkspaceProject extends DurableObject {
     const read = this.readAs(g, caller, path, version);
     // Told with the file as it is now (review 349: a read of an old version used it up, saying to read that version).
     const now = read.ok && notes && (version === undefined || version === this.files.head(path)?.version);
-    const note = now ? (notes === "take" ? this.displaced.take(path, personOf(caller)) : this.displaced.peek(path, personOf(caller))) : undefined;
+    const note = now ? (caller.readOnly ? this.displaced.peek(path, personOf(caller)) : this.displaced.take(path, personOf(caller))) : undefined;
     if (!read.ok) return read;
     // Not where the file holds that version's whole text again (a restore of it, by anyone): nothing of theirs to put
     // back (review 392). Checked here, at the read, not at the change: a later change may drop it again (review 396).
     const back = note && holdsWhole(read.value.data, this.files.content(path, note.version));
-    // Put back by someone else where the caller may not write: their share is read-only, or their token is (it peeks).
-    const displaced = note && !back && { ...note, ...(g.access === "read" || notes === "peek" ? { readOnly: true as const } : {}) };
-    // Only the head's clause is shown, and told once: a displaced note tells the change itself, in its place (review
-    // 391: the clause, withheld beside the note, was told on the next read, and its fields were in the answer).
-    if (shown && read.value.changed_since) this.seen.mark(path, personOf(caller), read.value.version);
-    if (!displaced) return zoned(read, g.meta);
-    const { changed_since: _told, ...rest } = read.value;
-    return zoned({ ok: true, value: { ...rest, displaced } }, g.meta);
+    // Put back by someone else where the caller may not write: their share is read-only, or their token is.
+    const displaced = note && !back && { ...note, ...(g.access === "read" || caller.readOnly ? { readOnly: true as const } : {}) };
+    const { changed_since: since, ...rest } = read.value;
+    // The note tells the change that replaced the caller's version; the clause, only what others changed after it
+    // (review 391: told beside the note, it told that change twice; review 415: withheld, it hid the later ones).
+    const after = displaced && since && since.yours < displaced.at ? this.changedSince(path, caller, g.access, new CountBudget(), displaced.at) : since;
+    // Only the head's clause is shown, and told once.
+    if (shown && !caller.readOnly && since) this.seen.mark(path, personOf(caller), read.value.version);
+    return zoned(displaced ? { ok: true, value: { ...rest, displaced, ...(after ? { changed_since: after } : {}) } } : read, g.meta);
   }
 
   /** The caller was shown what others changed in these files up to `version` (toldUpTo): a status's, a render's or
-   *  the map's lines (read marks its own). Not told again (SeenVersions); a later change of theirs is. */
+   *  the map's lines (read marks its own). Not told again (SeenVersions); a later change of theirs is. A read-only
+   *  token's answers tell it again (Caller.readOnly). */
   markSeen(caller: Caller, shown: Array<{ path: string; version: number }>): DoResult<null> {
     const g = this.gate(caller, "read");
-    if (!g.ok) return g;
+    if (!g.ok || caller.readOnly) return g.ok ? { ok: true, value: null } : g;
     const reader = personOf(caller);
     for (const { path, version } of shown.slice(0, MAX_SEEN_EACH)) {
       const head = checkWorkspacePath(path).ok ? this.files.head(path) : undefined;
@@ -388,10 +393,11 @@ export class WorkspaceProject extends DurableObject {
   }
 
   /** What others changed in `path`'s head since the caller's own last version, or the one they were last shown it with
-   *  (FileContent.changed_since); the lines left uncounted where othersIn numbers none: counted lines of a file served
-   *  without some would tell of those too. */
-  private changedSince(path: string, caller: Caller, access: Access, budget: CountBudget): ChangedSince | undefined {
-    const since = this.files.changedSince(path, personOf(caller), this.seen.version(path, personOf(caller)), budget);
+   *  (or `after`, where later: a displaced note's version), as FileContent.changed_since; the lines left uncounted where
+   *  othersIn numbers none: counted lines of a file served without some would tell of those too. */
+  private changedSince(path: string, caller: Caller, access: Access, budget: CountBudget, after?: number): ChangedSince | undefined {
+    const seen = Math.max(this.seen.version(path, personOf(caller)) ?? 0, after ?? 0) || undefined;
+    const since = this.files.changedSince(path, personOf(caller), seen, budget);
     if (!since || !this.unnumbered(path, access)) return since;
     const { added: _added, removed: _removed, ...uncounted } = since;
     return uncounted;

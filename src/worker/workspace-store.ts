@@ -40,13 +40,14 @@ export interface SignedIn {
 
 /** The caller's handles: always their user id; their GitHub login when GitHub signed them in; their email only
  *  where sign-in vouches for it (GitHub gives only verified emails, the loopback-only local page is the
- *  developer's own, OIDC says so in email_verified). All come from the token, never from a tool's arguments. */
-export function workspaceCaller(who: SignedIn): Caller {
+ *  developer's own, OIDC says so in email_verified). All come from the token, never from a tool's arguments, as does
+ *  `readOnly`: the token carries bmad:read only (Caller.readOnly). */
+export function workspaceCaller(who: SignedIn, readOnly = false): Caller {
   const email = who.email?.trim().toLowerCase();
   const trusted = email && (who.upstream !== "oidc" || who.emailVerified === true) ? email : undefined;
   const login = who.upstream === "github" && who.login ? `github:${who.login.toLowerCase()}` : undefined;
   const handles = [`user:${who.userId}`, ...(login ? [login] : []), ...(trusted ? [`email:${trusted}`] : [])];
-  return { id: who.userId, handles, label: trusted ?? login ?? who.userId };
+  return { id: who.userId, handles, label: trusted ?? login ?? who.userId, ...(readOnly ? { readOnly: true as const } : {}) };
 }
 
 

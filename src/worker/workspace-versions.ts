@@ -12,7 +12,7 @@ import type { AuthoredEntry, DeletedFile, FileContent, FileEntry, ListedFile, Ve
 import { FileListing } from "./workspace-listing.js";
 import { FoldedNames } from "../core/workspace/folded-names.js";
 import type { Glob } from "../core/catalog/glob.js";
-import { linesChanged, SHOWN_VERSIONS, type ChangedSince, type CountBudget } from "../core/workspace/changed-since.js";
+import { linesChanged, SHOWN_AUTHORS, SHOWN_VERSIONS, type ChangedSince, type CountBudget } from "../core/workspace/changed-since.js";
 import * as z from "zod";
 import { allBy, authorsByLine, authorsByStoredLine, byOthers, carryAuthors, droppedBy, matchLines, samePerson, soleAuthor, splitLines, type ByOthers, type EntryLines, type LineAuthors, type Person, type UnreadLines } from "../core/workspace/line-authors.js";
 
@@ -635,14 +635,14 @@ export class VersionedFiles {
     // Theirs since: neither the reader's own (deletions) nor the server's merge or the installer's.
     const since = `FROM versions WHERE path = ?1 AND version > ?2 AND author NOT IN (?3, ?4) AND NOT ${madeBy(hasId, "?5", "?6")}`;
     const params = [path, yours, SERVER_MERGE, INSTALLER.label, reader.id ?? null, reader.label];
-    const { n, first, last } = this.sql.exec<{ n: number; first: number | null; last: number | null }>(`SELECT COUNT(*) AS n, MIN(version) AS first, MAX(version) AS last ${since}`, ...params).one();
+    const { n, first, last, authors } = this.sql.exec<{ n: number; first: number | null; last: number | null; authors: number }>(`SELECT COUNT(*) AS n, MIN(version) AS first, MAX(version) AS last, COUNT(DISTINCT author) AS authors ${since}`, ...params).one();
     if (!n) return undefined;
     const versions = n <= SHOWN_VERSIONS ? this.sql.exec<{ version: number }>(`SELECT version ${since} ORDER BY version`, ...params).toArray().map((r) => r.version) : [first!, last!];
-    const by = this.sql.exec<{ author: string }>(`SELECT author ${since} GROUP BY author ORDER BY MAX(version) DESC LIMIT 5`, ...params).toArray().map((r) => r.author);
+    const by = this.sql.exec<{ author: string }>(`SELECT author ${since} GROUP BY author ORDER BY MAX(version) DESC LIMIT ${SHOWN_AUTHORS}`, ...params).toArray().map((r) => r.author);
     // Where no line of the version counted from was another's, every line of theirs in the head came since.
     const from = this.sql.exec<{ size: number; kept: number }>(`SELECT size, ${KEPT} AS kept FROM versions WHERE path = ? AND version = ?`, path, yours).toArray()[0];
     const allOthers = from?.kept && !this.byOthers(path, reader, yours).length ? { allOthers: true as const } : {};
-    const changed = { yours, ...(read ? { read: true as const } : {}), versions, count: n, by, ...allOthers };
+    const changed = { yours, ...(read ? { read: true as const } : {}), versions, count: n, by, ...(authors > by.length ? { moreBy: authors - by.length } : {}), ...allOthers };
     const counted = head.kept && from?.kept && budget.take(from.size, head.size);
     return counted ? { ...changed, ...linesChanged(decode(this.content(path, yours)), decode(this.content(path, head.version))) } : changed;
   }

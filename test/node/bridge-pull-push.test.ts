@@ -929,6 +929,22 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
       expect(changed.stdout.split("\n")).toContain(`${path}: changed by others since your v4: v5 by ${owner} (+1 −0 lines).`);
       const quiet = await headless(["pull", "--remote", remote, "--project", shared, "--dir", join(tmp.dir, "bob-355")], { BMAD_MCP_TOKEN: bob });
       expect(quiet.stdout).not.toContain("changed by others");
+      // Past the five people it names, how many more (review 415: seven writers read as five).
+      const members = await Promise.all([1, 2, 3, 4, 5].map(async (i) => {
+        const email = `m${i}-415@example.com`;
+        const member = new Client({ name: email, version: "1.0.0" });
+        const token = (await signIn(fetch, worker.url.origin, { scope: "bmad:read bmad:write", user: email })).access_token;
+        await member.connect(new StreamableHTTPClientTransport(new URL(remote), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+        expect((await call("bmad-project", { action: "share", name, with: email, access: "write" })).isError).toBe(false);
+        expect((await member.callTool({ name: "bmad-project", arguments: { action: "accept", name: shared } })).isError).toBeFalsy();
+        return { email, member };
+      }));
+      for (const { email, member } of members) expect((await member.callTool({ name: "bmad-files", arguments: { project: shared, action: "append", path, content: `1-${email[1]}: backlog\n` } })).isError).toBeFalsy();
+      expect((await call("bmad-files", { project: name, action: "append", path, content: "1-9: backlog\n" })).isError).toBe(false);
+      await Promise.all(members.map(({ member }) => member.close()));
+      const many = await headless(["pull", "--remote", remote, "--project", shared, "--dir", join(tmp.dir, "bob-355")], { BMAD_MCP_TOKEN: bob });
+      expect(many.code, many.stderr).toBe(0);
+      expect(many.stdout.split("\n")).toContain(`${path}: changed by others since you saw v5: v6 to v11 (6 versions) by ${owner}, m5-415@example.com, m4-415@example.com, m3-415@example.com, m2-415@example.com and 1 other (+6 −0 lines).`);
     } finally {
       await asBob.close();
     }

@@ -685,12 +685,12 @@ describe("sharing", () => {
     for (let i = 0; i < 1001; i++) expect((await writer.files({ action: "write", project, path: many, content: i % 2 ? "b\n" : "b \n" })).isError).toBe(false);
     const listed = await owner.files({ action: "history", project, path: `${dir}/many.*` });
     expect(listed.structured.files[0].changed_since).toEqual({ yours: 1, versions: [2, 1002], count: 1001, by: [writer.email], added: 1, removed: 2, allOthers: true });
-    // A read tells the owner their v1 was replaced (a displaced note) in its place, in the text and the fields alike,
-    // and that counts as told (review 391: the next read told it again).
+    // A read tells the owner their v1 was replaced (a displaced note) in the clause's place, and the clause only what
+    // came after it, in the text and the fields alike; that counts as told (review 391: the next read told it again).
     const displaced = await owner.files({ action: "read", project, path: many });
     expect(displaced.structured.displaced).toMatchObject({ version: 1, at: 2 });
-    expect(displaced.structured.changed_since).toBeUndefined();
-    expect(displaced.text.split("\n")[0]).not.toContain("changed by others");
+    expect(displaced.structured.changed_since).toMatchObject({ yours: 2, versions: [3, 1002], count: 1000 });
+    expect(displaced.text.split("\n")[0]).toContain(`; changed by others since you saw v2: v3 to v1002 (1000 versions) by ${writer.email} (the same text as the v2 you saw)]`);
     expect((await owner.files({ action: "read", project, path: many })).structured.changed_since).toBeUndefined();
     // The owner's deletion is no text of theirs, nor another's change.
     expect((await owner.files({ action: "delete", project, path: many })).isError).toBe(false);
@@ -741,6 +741,74 @@ describe("sharing", () => {
     await views.close();
     await kit.close();
     expect((await owner.files({ action: "delete", project, path: prd })).isError).toBe(false);
+  });
+
+  it("tells a bmad:read token what others changed without counting it as seen: the map, status and reads tell it again (review 415)", async () => {
+    const prd = "_bmad-output/planning-artifacts/peeked/prd.md";
+    expect((await owner.files({ action: "write", project, path: prd, content: "---\nstatus: final\n---\n# PRD\n- FR-1: add\n- FR-2: share\n" })).isError).toBe(false);
+    expect((await writer.files({ action: "edit", project, path: prd, old: "- FR-2: share\n", content: "" })).isError).toBe(false);
+    const since = `changed by others since your v1: v2 by ${writer.email} (+0 −1 lines)`;
+    const looking = await signInAs(owner.email, "bmad:read");
+    const views = new Client({ name: "views-peek", version: "1.0.0" });
+    await views.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp?toolsets=default,views,kit`), { fetch: withBearer(workerFetch, looking.token) }));
+    const call = async (name: string, args: Record<string, unknown>) => text(await views.callTool({ name, arguments: { project, ...args } }));
+    for (let i = 0; i < 2; i++) {
+      expect(await call(TOOL.bmadMap, {})).toContain(since);
+      expect(await call(TOOL.getWorkflowStatus, {})).toContain(`(${since.replace(writer.email, `"${writer.email}"`)})`);
+      expect((await call(TOOL.bmadDoc, { path: prd })).split("\n")[0]).toContain(since);
+      expect((await looking.files({ action: "read", project, path: prd })).text.split("\n")[0]).toContain(since);
+    }
+    await views.close();
+    // The owner's read/write token is told it, once.
+    expect((await owner.files({ action: "read", project, path: prd })).text.split("\n")[0]).toContain(since);
+    expect((await owner.files({ action: "read", project, path: prd })).text.split("\n")[0]).not.toContain("changed by others");
+    expect((await owner.files({ action: "delete", project, path: prd })).isError).toBe(false);
+  });
+
+  it("tells beside a displaced note what others changed after the change that replaced the reader's version, once (review 415)", async () => {
+    const path = unique("docs/plan") + ".md";
+    const bob = await signInAs(`${unique("bob")}@example.com`);
+    await shareAccepted(owner, project, bob, "write", bob.id);
+    expect((await owner.files({ action: "write", project, path, content: "a\nb\nc\n" })).isError).toBe(false);
+    expect((await writer.files({ action: "write", project, path, content: "a\nEVE\n" })).text).toContain("It replaced version 1");
+    expect((await bob.files({ action: "write", project, path, content: "a\nEVE\nBOB\n", if_version: 2 })).isError).toBe(false);
+    const note = `Your version 1 of ${path} was replaced at v2 by ${writer.email}`;
+    const after = `; changed by others since you saw v2: v3 by ${bob.email} (+1 −0 lines)]`;
+    // A read-only token is told both, and uses up neither.
+    const looking = (await (await signInAs(owner.email, "bmad:read")).files({ action: "read", project, path })).text.split("\n")[0];
+    expect(looking).toContain(note);
+    expect(looking).toContain(after);
+    const read = await owner.files({ action: "read", project, path });
+    expect(read.text.split("\n")[0]).toContain(note);
+    expect(read.text.split("\n")[0]).toContain(after);
+    expect(read.structured.changed_since).toEqual({ yours: 2, read: true, versions: [3], count: 1, by: [bob.email], added: 1, removed: 0 });
+    // Told: the next read says neither.
+    const next = (await owner.files({ action: "read", project, path })).text.split("\n")[0];
+    expect(next).not.toContain("Your version");
+    expect(next).not.toContain("changed by others");
+    // Where the change that replaced it is the head, the note alone tells it.
+    await writer.files({ action: "write", project, path, content: "a\nEVE\nBOB\n", if_version: 3 });
+    expect((await owner.files({ action: "write", project, path, content: "owner\n", if_version: 4 })).isError).toBe(false);
+    expect((await writer.files({ action: "write", project, path, content: "writer\n" })).text).toContain("It replaced version 5");
+    const alone = await owner.files({ action: "read", project, path });
+    expect(alone.text.split("\n")[0]).toContain(`Your version 5 of ${path} was replaced at v6 by ${writer.email}`);
+    expect(alone.structured.changed_since).toBeUndefined();
+    expect((await owner.files({ action: "delete", project, path })).isError).toBe(false);
+  });
+
+  it("counts the others who changed a file past the five it names (review 415)", async () => {
+    const path = unique("docs/many-hands") + ".md";
+    const lines = Array.from({ length: 7 }, (_, i) => `line ${i}`);
+    expect((await owner.files({ action: "write", project, path, content: lines.map((l) => `${l}\n`).join("") })).isError).toBe(false);
+    const hands = await Promise.all(Array.from({ length: 6 }, (_, i) => signInAs(`${unique(`w${i + 1}`)}@example.com`)));
+    for (const hand of hands) await shareAccepted(owner, project, hand, "write", hand.id);
+    // Seven people each remove a line: the writer first, then w1 to w6.
+    for (const [i, who] of [writer, ...hands].entries()) expect((await who.files({ action: "edit", project, path, old: `${lines[i]}\n`, content: "" })).isError).toBe(false);
+    const read = await owner.files({ action: "read", project, path });
+    const named = [...hands].reverse().slice(0, 5).map((h) => h.email);
+    expect(read.structured.changed_since).toMatchObject({ count: 7, by: named, moreBy: 2 });
+    expect(read.text.split("\n")[0]).toContain(`changed by others since your v1: v2 to v8 (7 versions) by ${named.join(", ")} and 2 others (+0 −7 lines)]`);
+    expect((await owner.files({ action: "delete", project, path })).isError).toBe(false);
   });
 
   it("keeps half the project's room for the owner's own work: members' files take at most the other half (review 80)", async () => {

@@ -7,14 +7,16 @@ import type { Displaced } from "./store.js";
 /** Versions others made after `yours`, who made them, and where both texts were cheap to compare, the lines added and
  *  removed between `yours` and the head. */
 export interface ChangedSince {
-  /** The reader's own last version, or (`read`) the later one they were last shown with others' changes. */
+  /** The reader's own last version, or (`read`) the later one they were last shown with others' changes, or the one a
+   *  displaced note told them of (review 415). */
   yours: number;
   read?: true;
   /** Their versions: each, up to SHOWN_VERSIONS; past that the first and the last of `count`. */
   versions: number[];
   count: number;
-  /** Who made them, the latest first (at most five). */
+  /** Who made them, the latest first (at most SHOWN_AUTHORS), and how many others did past those. */
   by: string[];
+  moreBy?: number;
   added?: number;
   removed?: number;
   /** Every line others wrote in the head came with these versions: the line authors' note tells the same change. */
@@ -52,6 +54,9 @@ export function linesChanged(before: string, after: string): { added: number; re
   return { added: b.length - kept, removed: a.length - kept };
 }
 
+/** Authors named; past this many, how many more (review 415: seven writers read as five). */
+export const SHOWN_AUTHORS = 5;
+
 /** Versions listed one by one; past this many, the first, the last and how many. */
 export const SHOWN_VERSIONS = 3;
 
@@ -66,9 +71,12 @@ const linesNote = (c: ChangedSince): string => (c.added === 0 && c.removed === 0
 /** What the changes are counted from: `your v2` (the reader's own), or `you saw v2` (shown it since). */
 const sinceWhat = (c: ChangedSince): string => (c.read ? `you saw v${c.yours}` : `your v${c.yours}`);
 
+/** `bob, carol` (`bob, carol and 2 others` past SHOWN_AUTHORS). */
+const shownAuthors = (c: ChangedSince): string => `${c.by.join(", ")}${c.moreBy ? ` and ${c.moreBy} other${c.moreBy === 1 ? "" : "s"}` : ""}`;
+
 /** `changed by others since your v2: v3, v4 by bob (+1 −1 lines)` (`since you saw v2`). */
 export const changedSinceNote = (c: ChangedSince): string =>
-  `changed by others since ${sinceWhat(c)}: ${shownVersions(c)} by ${c.by.join(", ")}${c.added === undefined ? "" : ` (${linesNote(c)})`}`;
+  `changed by others since ${sinceWhat(c)}: ${shownVersions(c)} by ${shownAuthors(c)}${c.added === undefined ? "" : ` (${linesNote(c)})`}`;
 
 /** `; changed by others since your v2: …` after a file's header (bmad-files read, bmad-doc), or nothing. */
 export const changedSinceClause = (c: ChangedSince | undefined): string => (c ? `; ${changedSinceNote(c)}` : "");

@@ -118,11 +118,11 @@ export interface DeletedFile { path: string; version: number; by: string; at: st
 
 /** `served: false`: a look the tools take for themselves, none of it shown to the model. The bridge remembers what it
  *  served each file at, so that a write over another version since says so (WrittenEntry). `notes`: bmad-files
- *  read's, which tells the reader, once, of their version another's change replaced (FileContent.displaced): `take`
- *  it, or only `peek` where the token may not change anything (bmad:read: review 349, its read deleted the note).
+ *  read's, which tells the reader, once, of their version another's change replaced (FileContent.displaced).
  *  `shown`: the answer shows the model the head's changed_since (bmad-files read, bmad-doc): what others changed up to
- *  it counts as seen, and is not told again (review 385). */
-export type ReadOptions = { served?: boolean; notes?: "take" | "peek"; shown?: true };
+ *  it counts as seen, and is not told again (review 385). Neither is used up by a token that may change nothing
+ *  (bmad:read: review 349, its read deleted the note; review 415, it marked changes seen): the store knows its token. */
+export type ReadOptions = { served?: boolean; notes?: true; shown?: true };
 
 export interface FileContent extends FileEntry {
   data: Uint8Array;

@@ -118,7 +118,7 @@ export const bmadDocTool = defineTool({
     // A project folder's history is the user's git, and the bridge's own week of what it replaced (keptCopies).
     // One more than a page: whether there are older versions to page to. The caller's note of their version another
     // replaced is taken as bmad-files read takes it (review 403: only a read told it).
-    const [read, history] = await Promise.all([found.files.read(path, version, { notes: deps.readOnly ? "peek" : "take", shown: true }), found.store.folder ? undefined : found.files.history(path, { before: paged.version, limit: VIEW_VERSIONS + 1 })]);
+    const [read, history] = await Promise.all([found.files.read(path, version, { notes: true, shown: true }), found.store.folder ? undefined : found.files.history(path, { before: paged.version, limit: VIEW_VERSIONS + 1 })]);
     if (!read.ok) {
       // A file deleted from the folder opens as the copies the bridge kept of it, to bring one back (review 271: "No
       // file", while bmad-files history listed its copy).

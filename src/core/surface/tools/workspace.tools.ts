@@ -435,7 +435,7 @@ export const bmadFilesTool = defineTool({
       const path = given.path;
       switch (args.action) {
         case "read": {
-          const read = await files.read(path, args.version, { notes: deps.readOnly ? "peek" : "take", shown: true });
+          const read = await files.read(path, args.version, { notes: true, shown: true });
           // Looked up as written, so a file named so by mistake is still found; if none is, say what to fill in.
           const unfilled = !read.ok && read.kind === "not_found" ? unfilledPlaceholders([path]) : [];
           if (unfilled.length) return fail(await fillInPathFirst(files, unfilled));
