@@ -11,7 +11,7 @@ import { dirname, join, posix } from "node:path";
 import { FsRefusal, type FileChange, type FsEntryKind, type NamingError, type RuntimeFs } from "../core/runtime/fs.js";
 import { ChangeRefused } from "../core/runtime/py-io.js";
 import { mayServeAsConfig } from "../core/catalog/config.js";
-import { changeRefusal, machineryName, namedPath } from "../core/workspace/paths.js";
+import { changeRefusal, machineryName, namedPath, shellWordRefusal } from "../core/workspace/paths.js";
 import { changedFailure, changedSince, stamped, createConfinedTree, hardLinkChange, leadsOut, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, landedOrDropped, NotKept, noteWrite, sameBytes, type KeptEntry } from "./kept-versions.js";
@@ -358,6 +358,8 @@ export class NodeRuntimeFs implements RuntimeFs {
   async mkdir(dir: string): Promise<void> {
     const { root, rel } = await this.place(dir, "read", true);
     // A folder is made only where a file may be written: an empty .claude/commands/ is the start of one that runs.
+    const shell = rel ? shellWordRefusal(rel) : undefined;
+    if (shell) throw refusal(shell, "EACCES");
     if (rel && changeRefusal(`${rel}/file`)) throw refusal(`${rel}/ is a folder no tool writes in: it holds a tool's own settings, or code that runs; refused.`, "EACCES");
     const made = await ensureConfinedDir(root, rel);
     if (!made.ok) throw asError(made);

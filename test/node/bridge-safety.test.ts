@@ -117,6 +117,47 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     expect(JSON.parse(readFileSync(join(dir, "metrics.json"), "utf8"))).toHaveProperty("total_words");
   });
 
+  it("makes no folder named ~, ~user or $HOME for a path a shell would expand, by bmad-files or a script's own path, and says where it would be (fix 414)", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    writeFileSync(join(dir, "words-414.md"), "# Words\n\nSome words here.\n");
+    const shellRefusal = (path: string, meant: string, example: string) => new RegExp(`Path "${path.replace(/[$^{}.]/g, "\\$&")}" would ${meant} in a shell; no tool expands "[^"]+", and tools reach only the project: give a path in it, such as ${example.replace(/\./g, "\\.")}\\.`);
+    for (const [path, meant, example] of <Array<[string, string, string]>>[
+      ["~/x-414.md", "be in the home folder", "_bmad-output/x-414.md"],
+      ["~root/x-414.md", "be in the home folder of the user root", "_bmad-output/x-414.md"],
+      ["$HOME/notes-414.md", "use the value of HOME", "_bmad-output/notes-414.md"],
+      ["${HOME}/notes-414.md", "use the value of HOME", "_bmad-output/notes-414.md"],
+      ["_bmad-output/$USER/notes-414.md", "use the value of USER", "_bmad-output/notes-414.md"],
+    ]) {
+      for (const action of ["write", "append"]) {
+        const out = await files(client, { action, path, content: "x" });
+        expect(out.isError, `${action} ${path}`).toBe(true);
+        expect(out.text, `${action} ${path}`).toMatch(shellRefusal(path, meant, example));
+      }
+    }
+    // A script's own path, whatever script takes it: BMAD's brain.py, memlog.py and word_metrics.py each stop, named.
+    for (const [line, path] of <Array<[string, string]>>[
+      ["uv run {skill-root}/scripts/brain.py html --out ~/b-414.html", "~/b-414.html"],
+      ["uv run {project-root}/_bmad/scripts/memlog.py init --path ~root/m3-414.md", "~root/m3-414.md"],
+      ["uv run {project-root}/.claude/skills/bmad-review/scripts/word_metrics.py words-414.md -o ~/wm-414.json", "~/wm-414.json"],
+      ["uv run {project-root}/.claude/skills/bmad-review/scripts/word_metrics.py words-414.md -o $HOME/wm-414.json", "$HOME/wm-414.json"],
+    ]) {
+      const out = await bmadRun(client, line);
+      expect(out.isError, line).toBe(true);
+      expect(out.text, line).toContain(`"${path}" would`);
+      expect(out.text, line).toContain("tools reach only the project: give a path in it, such as _bmad-output/");
+    }
+    // A word no check takes for a path (a short option's value glued on) stops at the file system: no folder is made.
+    const glued = await bmadRun(client, "uv run {project-root}/.claude/skills/bmad-review/scripts/word_metrics.py words-414.md -o~wm-414.json");
+    expect(glued.text).toMatch(/^Refused: Path "~wm-414\.json" would be in the home folder of the user wm-414\.json in a shell;/m);
+    expect(readdirSync(dir).filter((name) => /^[~$]/.test(name))).toEqual([]);
+    // A file already so named is read as it is: what exists is not hidden.
+    mkdirSync(join(dir, "~"));
+    writeFileSync(join(dir, "~/made-by-hand.md"), "by hand\n");
+    expect((await files(client, { action: "read", path: "~/made-by-hand.md" })).text).toContain("by hand");
+    rmSync(join(dir, "~"), { recursive: true });
+  });
+
   it("lands no write outside the project, nor its temp file or a new folder, while another program swaps a folder on its way for a link and back (reviews 192, 202)", async () => {
     const { dir } = sharedProject();
     const client = await sharedProject().client;

@@ -404,6 +404,39 @@ describe("paths", () => {
     expect(listed.filter((p: string) => !/^(_bmad|_bmad-output|src|docs|bulk)\//.test(p))).toEqual([]);
   });
 
+  it("make no folder named ~, ~user or $HOME for a path a shell would expand, by bmad-files or a script, and read one already there (fix 414)", async () => {
+    const cases: Array<[string, string, string]> = [
+      ["~/x.md", "be in the home folder", "_bmad-output/x.md"],
+      ["~root/m3.md", "be in the home folder of the user root", "_bmad-output/m3.md"],
+      ["$HOME/notes.md", "use the value of HOME", "_bmad-output/notes.md"],
+      ["${HOME}/notes.md", "use the value of HOME", "_bmad-output/notes.md"],
+      ["docs/$USER/notes.md", "use the value of USER", "docs/notes.md"],
+    ];
+    for (const [path, meant, example] of cases) {
+      const said = `Path "${path}" would ${meant} in a shell; no tool expands "${path.split("/").find((p) => /^[~$]/.test(p))}", and tools reach only the project: give a path in it, such as ${example}.`;
+      for (const action of ["write", "append"]) {
+        const out = await ada.files({ action, project, path, content: "x" });
+        expect(out.isError, `${action} ${path}`).toBe(true);
+        expect(out.text, `${action} ${path}`).toBe(said);
+      }
+    }
+    // A script's own path is refused before it runs, named whole; and by the workspace's file system where no check sees it.
+    for (const [command, path] of [
+      ["uv run {project-root}/_bmad/scripts/memlog.py init --path ~root/m3.md", "~root/m3.md"],
+      ["uv run {skill-root}/scripts/brain.py html --out ~/b.html", "~/b.html"],
+      ["uv run {project-root}/_bmad/scripts/memlog.py init --workspace $HOME/run", "$HOME/run"],
+    ]) {
+      const out = await ada.call(TOOL.bmadRun, { command, project });
+      expect(out.isError, command).toBe(true);
+      expect(out.text, command).toContain(`Path "${path}" would`);
+    }
+    expect((await ada.files({ action: "list", project, path: "**" })).structured.files.map((f: { path: string }) => f.path).filter((p: string) => /(^|\/)[~$]/.test(p))).toEqual([]);
+    // One made before the rule is read as it is: what exists is not hidden.
+    const { id, label } = ada.store().caller;
+    await runInDurableObject(projectStub(ada.id, project), (o: WorkspaceProject) => o.files.transaction(() => o.files.commit("~/old.md", new TextEncoder().encode("old\n"), "write", { id, label }, new Date().toISOString())));
+    expect((await ada.files({ action: "read", project, path: "~/old.md" })).text).toContain("old");
+  });
+
   it("make no name a pull to Windows cannot write as itself (review 109), and take the names beside them", async () => {
     const names: Array<[string, RegExp]> = [
       ["_bmad-output/a:b.md", /has ":" in a name, which Windows cannot hold/], ["_bmad-output/q?.md", /"\?"/], ['_bmad-output/say".md', /"\""/],

@@ -350,10 +350,11 @@ function unquotedOperator(line: string): { operator: string; at: number } | unde
   return undefined;
 }
 
-/** `{name}` placeholders left in a word, e.g. `{doc_workspace}` that the workflow binds while it runs. */
+/** `{name}` placeholders left in a word, e.g. `{doc_workspace}` that the workflow binds while it runs. Not a shell's
+ *  `${HOME}`: no skill fills that, and a path holding one is refused for what a shell makes of it (shellWordRefusal). */
 export function unfilledPlaceholders(words: string[]): string[] {
   const found = new Set<string>();
-  for (const w of words) for (const m of w.matchAll(/\{([a-z][a-z0-9_.-]*)\}/gi)) found.add(`{${m[1]}}`);
+  for (const w of words) for (const m of w.matchAll(/(?<!\$)\{([a-z][a-z0-9_.-]*)\}/gi)) found.add(`{${m[1]}}`);
   return [...found];
 }
 

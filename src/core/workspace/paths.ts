@@ -279,6 +279,8 @@ function foldSegment(segment: string): string {
  *  file a pull brings from a workspace, where no tool could change a script or the install record (paths.ts on the
  *  remote); the pull itself lets in only scripts with BMAD's own bytes. */
 export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): string | undefined {
+  const shell = shellWordRefusal(path);
+  if (shell) return shell;
   const folded = foldPath(path);
   const short = folded.split("/").find((part) => SHORT_NAME.test(part));
   if (short) return `Path "${printable(path)}" has "${printable(short)}", which Windows may read as another file's short name (CLAUDE~1 for .claude): give the full name.`;
@@ -301,6 +303,28 @@ export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): st
     return `Path "${printable(path)}" decides what code runs here (an install record, or a tool's own settings: dot-files and dot-folders, many of which start programs by themselves): tools never change it. The user edits it themselves.`;
   }
   return undefined;
+}
+
+/** A shell's variable as a path's name starts it: `$HOME`, `${HOME}`, `$HOME.bak` (its name, where it has one). */
+const SHELL_VARIABLE = /^\$\{?([A-Za-z_]\w*)|^\$\{/;
+
+/** Why a change may not be made at a path a shell would expand (a first name starting with `~`, as `~/x.md` and
+ *  `~root/x.md`; any name starting with `$` and a variable's name or `{`): no tool expands one, so it would make a
+ *  folder named `~` or `$HOME` in the project while the model tells the user the file is in their home folder, and
+ *  `rm -rf ~` to clean that folder takes the home with it. Asked of changes only: a file already so named is read as it
+ *  is (bmad-files shows what exists). */
+export function shellWordRefusal(path: string): string | undefined {
+  const parts = path.split("/");
+  const at = parts.findIndex((part, i) => (i === 0 && part.startsWith("~")) || SHELL_VARIABLE.test(part));
+  if (at < 0) return undefined;
+  const word = parts[at]!;
+  const user = word.startsWith("~") ? word.slice(1) : undefined;
+  const variable = SHELL_VARIABLE.exec(word)?.[1];
+  const meant = user === "" ? "be in the home folder" : user !== undefined ? `be in the home folder of the user ${user}` : `use the value of ${variable ?? "a variable"}`;
+  // The rest of the path, in BMAD's output folder where the shell word was the path's start.
+  const kept = parts.filter((part, i) => !(i === 0 && part.startsWith("~")) && !SHELL_VARIABLE.test(part));
+  const example = (at === 0 ? ["_bmad-output", ...kept] : kept).join("/");
+  return `Path "${printable(path)}" would ${printable(meant)} in a shell; no tool expands "${printable(word)}", and tools reach only the project: give a path in it, such as ${printable(example)}.`;
 }
 
 /** `bmad://projects/{project}/{path}`: each part decoded once, then checked. */

@@ -27,7 +27,7 @@ import { defineTool } from "../tool.js";
 import { inAnotherProject, inProject } from "./workspace.tools.js";
 import type { Result } from "../../result.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
-import { machineryName, PROJECTS_PREFIX, unicodeForms, WORKSPACES_FS_ROOT } from "../../workspace/paths.js";
+import { machineryName, PROJECTS_PREFIX, shellWordRefusal, unicodeForms, WORKSPACES_FS_ROOT } from "../../workspace/paths.js";
 import { nearPaths } from "../near-paths.js";
 import { suggestion } from "../../catalog/closest.js";
 
@@ -274,6 +274,10 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   if (unfilled.includes("{skill-root}")) return fail(`Fill in {skill-root}${templates.length ? `, ${templates.join(", ")}` : ""}: ${SKILL_ROOT_FIX}`);
   // Today where the scripts write time: the project's zone (review 147: a UTC date named a folder the memlog dated a day on).
   if (unfilled.length || templates.length) return fail(fillInFirst(unfilled, templates, unfilled.includes("{date}") ? await todayWhere(runtime) : undefined, takesStamp(script, args)));
+  // A path a shell would expand (`--out ~/b.html`, `-o $HOME/x.json`) names a folder `~` or `$HOME` here: refused as written,
+  // the whole path named, before the script makes the folder (the file systems refuse it too, by its first name alone).
+  const expanded = parsed.args.map((w, i) => (isPath(args[i]!, i) ? shellWordRefusal(w.replace(/^--?[\w-]+=/, "")) : undefined)).find(Boolean);
+  if (expanded) return fail(expanded);
 
   const fsScript = resolveScript(deps.reader, runtime, toFsWord(runtime, script));
   const fsArgs = args.map((w) => toFsWord(runtime, w));
