@@ -12,7 +12,7 @@ import { literalFolder, tooCostly } from "../core/catalog/glob.js";
 import { count as n } from "../core/count.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
 import { mayServeAsConfig, servedWithout } from "../core/catalog/config.js";
-import { checkWorkspacePath, compilePathGlob, machineryName } from "../core/workspace/paths.js";
+import { checkWorkspacePath, compilePathGlob, folderNotFile, machineryName } from "../core/workspace/paths.js";
 import { type FileContent, type FileEntry, type HistoryPage, type Listing, type ProjectInfo, type ReadOptions, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsError, type WsResult } from "../core/workspace/store.js";
 import { HARD_LINK_READ, isInside, permissionFix, posixRelative, writerLeftover } from "./confined-fs.js";
 import { CHANGED_MEANWHILE, MAX_READ, type NodeRuntimeFs } from "./runtime-fs.js";
@@ -55,7 +55,8 @@ const DENIED = "denied";
 const HARD_LINK = "hard link";
 const TOO_LARGE = `over ${MAX_READ / 1024 / 1024} MiB`;
 const NOT_REGULAR = "not a regular file";
-type LeftOut = typeof DENIED | typeof HARD_LINK | typeof TOO_LARGE | typeof NOT_REGULAR;
+const NOT_ONE_LINE = "a control character in the name";
+type LeftOut = typeof DENIED | typeof HARD_LINK | typeof TOO_LARGE | typeof NOT_REGULAR | typeof NOT_ONE_LINE;
 /** Whether the user's permissions keep `real` from the bridge: denied, not missing (review 224: a folder not made yet
  *  was listed as "permission denied", with a chmod to run). */
 const isDenied = (real: string, mode: number) => access(real, mode).then(() => false, (e: NodeJS.ErrnoException) => e.code === "EACCES" || e.code === "EPERM");
@@ -219,12 +220,18 @@ class LocalFiles implements WorkspaceFiles {
   /** Why no file is read at `rel` (located): a folder or a link to nothing there is said as it is, as a write says it
    *  (review 334: both were "No file X", with X its own closest name); else none, with the closest names. */
   private async noFile(rel: string): Promise<string> {
+    return (await this.notAFile(rel)) ?? `No file ${rel} in the project (${this.root}).${suggestion(await nearPaths(this, rel, 3))}`;
+  }
+
+  /** What is at `rel` (located) where it is no file, a folder or a link to nothing, said as it is by every action
+   *  (review 413: delete said "No file" of a folder that read called one). */
+  private async notAFile(rel: string): Promise<string | undefined> {
     const abs = join(this.root, rel);
     const named = await lstat(abs).catch(() => undefined);
     const info = named && (await stat(abs).catch(() => undefined));
-    if (info?.isDirectory()) return `${rel}: is a folder, not a file; list ${rel}/* for the files in it.`;
+    if (info?.isDirectory()) return folderNotFile(rel);
     if (named?.isSymbolicLink() && !info) return `${rel}: is a link to nothing (what it leads to does not exist); remove it, or make the file it leads to.`;
-    return `No file ${rel} in the project (${this.root}).${suggestion(await nearPaths(this, rel, 3))}`;
+    return undefined;
   }
 
   /** The files' first or last bytes, one file at a time: the map looks at 40 documents' frontmatter, not 40 whole
@@ -371,7 +378,7 @@ class LocalFiles implements WorkspaceFiles {
     const versions = [...(now ? [{ version: now.version, op: "write" as const, size: now.size, sha256: now.sha256, ...(now.author ? { author: now.author } : {}), at: now.updated_at }] : []), ...kept];
     // Said as read says it (review 334: "No file" of a hard link).
     if (!versions.length && found === HARD_LINK) return { ok: false, kind: "not_found", error: `${rel}: ${HARD_LINK_READ}` };
-    if (!versions.length) return { ok: false, kind: "not_found", error: `No file ${rel} in the project, and nothing of it kept (the bridge keeps ${KEPT_DAYS} days of what it replaced or removed); earlier versions are in the user's git, if they use it (git log).` };
+    if (!versions.length) return { ok: false, kind: "not_found", error: (await this.notAFile(rel)) ?? `No file ${rel} in the project, and nothing of it kept (the bridge keeps ${KEPT_DAYS} days of what it replaced or removed); earlier versions are in the user's git, if they use it (git log).` };
     const from = page.before === undefined ? 0 : versions.findIndex((v) => v.version === page.before) + 1;
     if (!from && page.before !== undefined) return { ok: false, kind: "not_found", error: `The bridge kept no version ${page.before} of ${rel}: history lists the ones it kept.` };
     return { ok: true, value: versions.slice(from, from + (page.limit ?? HISTORY_PAGE)) };
@@ -381,15 +388,17 @@ class LocalFiles implements WorkspaceFiles {
     const at = await this.located(path);
     if (!at.ok) return at;
     const rel = at.value.rel;
-    return this.change(
+    const removed = await this.change(
       rel,
-      (current, identity) => (current ? (this.stale(rel, contentVersion(current, rel, identity).version, ifVersion) ?? { ok: true, value: null }) : { ok: false, kind: "not_found", error: `No file ${rel} in the project (${this.root}).` }),
+      (current, identity) => (current ? (this.stale(rel, contentVersion(current, rel, identity).version, ifVersion) ?? { ok: true, value: null }) : { ok: false, kind: "not_found", error: `No file ${rel}` }),
       async (_, before, identity) => {
         // Gone as this session knows it: a file made there since is another program's.
         this.served?.set(rel, 0);
         return { ok: true, value: { path: rel, version: contentVersion(before!, rel, identity).version } };
       },
     );
+    // Said as read says it, out of the file's lock: a folder is a folder, and a missing file has its closest names.
+    return !removed.ok && removed.kind === "not_found" ? { ...removed, error: await this.noFile(rel) } : removed;
   }
 
   /** The files `glob` matches, found by one walk of the folder its literal start names (all of the project for "**"),
@@ -450,8 +459,12 @@ class LocalFiles implements WorkspaceFiles {
       const entries = await readdir(real, { withFileTypes: true }).catch(() => []);
       for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
         if (out.length >= MAX_FILES || compiled.glob.exhausted) break;
-        if (unlisted(e.name)) continue;
         const rel = dir ? `${dir}/${e.name}` : e.name;
+        if (unlisted(e.name)) {
+          // Counted, never named: its name would break the listing's line (review 413: a script's made none counted).
+          if (!isOneLine(e.name) && compiled.glob.test(rel)) leaveOut(rel, NOT_ONE_LINE);
+          continue;
+        }
         if (e.isDirectory()) {
           if (await walked(e.name, join(real, e.name))) enter(rel, join(real, e.name), depth + 1, inFirst);
         }

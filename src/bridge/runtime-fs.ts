@@ -2,16 +2,18 @@
 // BMAD scripts and bmad-files alike), and the differential tests'. Confined: after symlinks are resolved, reads
 // and writes outside the allowed roots are refused, and stat and list see nothing there (so a walk up to / ends
 // quietly); machinery (.git, .bmad-mcp, .bmad-task, as any OS reads the name) is neither read nor written, and
-// nothing that runs (a script, the completion contract, an install record) is written. Reads and writes go
-// through the confined reader and writer (confined-fs.ts): regular files only, capped, atomic writes; every
-// change holds the file's cross-process lock (file-lock.ts), so a compare-and-set is checked where it writes.
+// nothing that runs (a script, the completion contract, an install record) is written, nor a name that is not one
+// line. Reads and writes go through the confined reader and writer (confined-fs.ts): regular files only, capped,
+// atomic writes; every change holds the file's cross-process lock (file-lock.ts), so a compare-and-set is checked
+// where it writes.
 import { lstatSync, type BigIntStats, type Stats } from "node:fs";
 import { readdir, realpath, stat } from "node:fs/promises";
 import { dirname, join, posix } from "node:path";
 import { FsRefusal, type FileChange, type FsEntryKind, type NamingError, type RuntimeFs } from "../core/runtime/fs.js";
 import { ChangeRefused } from "../core/runtime/py-io.js";
 import { mayServeAsConfig } from "../core/catalog/config.js";
-import { changeRefusal, machineryName, namedPath, shellWordRefusal } from "../core/workspace/paths.js";
+import { changeRefusal, controlCharacterRefusal, machineryName, namedPath, shellWordRefusal } from "../core/workspace/paths.js";
+import { isOneLine } from "../core/lines.js";
 import { changedFailure, changedSince, stamped, createConfinedTree, hardLinkChange, leadsOut, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, landedOrDropped, NotKept, noteWrite, sameBytes, type KeptEntry } from "./kept-versions.js";
@@ -69,8 +71,15 @@ function isMissing(error: unknown): boolean {
 function refuseAt(rel: string, purpose: "read" | "change"): void {
   const machinery = rel.split("/").map(machineryName).find(Boolean);
   if (machinery) throw refusal(`${namedPath(rel)} is inside ${machinery}/, tools' machinery rather than the project's content; refused.`, "EACCES");
+  if (purpose === "change") refuseNotOneLine(rel);
   const refused = purpose === "change" && rel ? changeRefusal(rel) : undefined;
   if (refused) throw refusal(refused, "EACCES");
+}
+
+/** Throws when `rel` is not one line: what a script made so no listing shows and no bmad-files action reaches, as
+ *  bmad-files itself makes none (review 413: memlog.py made `docs/x\u001b[31m.md`, which the model could not remove). */
+function refuseNotOneLine(rel: string): void {
+  if (!isOneLine(rel)) throw refusal(controlCharacterRefusal(rel), "EINVAL");
 }
 
 export class NodeRuntimeFs implements RuntimeFs {
@@ -357,6 +366,7 @@ export class NodeRuntimeFs implements RuntimeFs {
 
   async mkdir(dir: string): Promise<void> {
     const { root, rel } = await this.place(dir, "read", true);
+    refuseNotOneLine(rel);
     // A folder is made only where a file may be written: an empty .claude/commands/ is the start of one that runs.
     const shell = rel ? shellWordRefusal(rel) : undefined;
     if (shell) throw refusal(shell, "EACCES");

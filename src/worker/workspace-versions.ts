@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { closestFiles, suggestion } from "../core/catalog/closest.js";
 import { zonedTime } from "../core/runtime/time-zone.js";
 import { folderFull, folderOf, MAX_HISTORY_BYTES, MIB, type GrownBy } from "../core/workspace/limits.js";
-import { shownPath, showTwins, TWIN_DIFFERENCE, unicodeTwinsRefusal, unportableName } from "../core/workspace/paths.js";
+import { folderNotFile, shownPath, showTwins, TWIN_DIFFERENCE, unicodeTwinsRefusal, unportableName } from "../core/workspace/paths.js";
 import type { AuthoredEntry, DeletedFile, FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
 import { FileListing } from "./workspace-listing.js";
 import { FoldedNames } from "../core/workspace/folded-names.js";
@@ -256,6 +256,11 @@ export class VersionedFiles {
   private deletedSaid = (path: string, last: { version: number; who: string; at: string }) => `${path} was deleted (version ${last.version}) by ${last.who} at ${last.at}`;
   private restoreSaid = (last: { version: number; kept: number | null }) => `bmad-files "restore" with version ${last.kept} brings it back (as version ${last.version + 1})`;
 
+  /** A file below `path`, which makes it a folder; undefined where none is. */
+  private fileBelow(path: string): string | undefined {
+    return this.sql.exec<{ path: string }>("SELECT path FROM files WHERE path > ? AND path < ? LIMIT 1", `${path}/`, `${path}0`).toArray()[0]?.path;
+  }
+
   /** Why `path` cannot be a new file: a name Windows cannot hold, a file above it (a file holds no files), files below
    *  it (it is a folder), or a full folder (folderFull); as a new `folder`, the folder it is in holds any number of files. */
   clash(path: string, as: "file" | "folder" = "file"): string | undefined {
@@ -265,7 +270,7 @@ export class VersionedFiles {
     const above = parts.slice(1).map((_, i) => parts.slice(0, i + 1).join("/"));
     const file = above.length ? this.sql.exec<{ path: string }>("SELECT path FROM files WHERE path IN (SELECT value FROM json_each(?)) LIMIT 1", JSON.stringify(above)).toArray()[0]?.path : undefined;
     if (file) return `Cannot put a file at ${path}: ${file} is a file, and a file cannot hold others. Delete or rename ${file} first, or choose another path.`;
-    const below = this.sql.exec<{ path: string }>("SELECT path FROM files WHERE path > ? AND path < ? LIMIT 1", `${path}/`, `${path}0`).toArray()[0]?.path;
+    const below = this.fileBelow(path);
     if (below) return `Cannot put a file at ${path}: it is a folder (it holds ${below}). Choose another name, or delete the files below it first.`;
     // Review 47: `Plan.md` beside `plan.md` stopped every member's pull, which refuses names a folding system merges;
     // review 73: so did a file beside a folder of a name they read as its.
@@ -424,6 +429,8 @@ export class VersionedFiles {
   /** Not found, with the closest paths in the same folder, or who deleted it, when, and how to bring it back, as told
    *  to `by` in `zone` (review 322: a member's deletion read as no one's). */
   noFile(project: string, path: string, by: Person, zone: string): WsError {
+    // A folder (files below it) is said as the bridge says it, by read, delete and history alike (review 413).
+    if (this.fileBelow(path)) return fail("not_found", folderNotFile(path));
     const last = this.lastChange(path, by, zone);
     if (last) return fail("not_found", `${this.deletedSaid(path, last)}; ${last.kept ? `${this.restoreSaid(last)}, and "history" shows its versions` : `bmad-files "history" shows its versions`}.`);
     const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/") + 1) : "";

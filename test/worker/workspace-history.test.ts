@@ -375,7 +375,7 @@ describe("a long history", () => {
 });
 
 describe("a file and a folder of one name (L1)", () => {
-  it("refuses a file where a folder is, or below a file, on write, restore and createFolder", async () => {
+  it("refuses a file where a folder is, or below a file, on write, restore and createFolder, and says a folder is one", async () => {
     await olive.files({ action: "write", project, path: "notes", content: "a file" });
     const below = await mallory.files({ action: "write", project, path: "notes/today.md", content: "x" });
     expect(below).toMatchObject({ isError: true, text: "Cannot put a file at notes/today.md: notes is a file, and a file cannot hold others. Delete or rename notes first, or choose another path." });
@@ -383,6 +383,8 @@ describe("a file and a folder of one name (L1)", () => {
 
     await olive.files({ action: "write", project, path: "docs/x/y.md", content: "y" });
     expect((await olive.files({ action: "write", project, path: "docs/x", content: "x" })).text).toBe("Cannot put a file at docs/x: it is a folder (it holds docs/x/y.md). Choose another name, or delete the files below it first.");
+    // Read, delete and history say so too, as the bridge does (review 413: "No file docs/x").
+    for (const action of ["read", "delete", "history"]) expect((await olive.files({ action, project, path: "docs/x" })).text, action).toBe("docs/x: is a folder, not a file; list docs/x/* for the files in it.");
 
     await olive.files({ action: "write", project, path: "plan", content: "v1" });
     await olive.files({ action: "delete", project, path: "plan" });

@@ -4,7 +4,7 @@
 import { BMAD_SCHEME } from "../catalog/paths.js";
 import { compileGlob, type GlobCompile } from "../catalog/glob.js";
 import type { Result } from "../result.js";
-import { holdsLoneSurrogate, isOneLine, SHOWS_AS_NOTHING, writeOutInvisible } from "../lines.js";
+import { BIDI_CONTROL, holdsLoneSurrogate, isOneLine, SHOWS_AS_NOTHING, writeOutInvisible } from "../lines.js";
 
 export const MAX_PATH_CHARS = 512;
 /** Names in a path, at most: far past any BMAD folder's, and what the bridge's walks reach (review 47: 512 characters
@@ -77,7 +77,7 @@ export function checkWorkspacePath(raw: string): Checked<string> {
   if (raw.length > MAX_PATH_CHARS) return { ok: false, error: `Path is ${raw.length} characters; at most ${MAX_PATH_CHARS} are allowed.` };
   // Nor a line break some reader sees (U+2028, NEL) or a bidirectional control: a name is shown inside answers' lines
   // (review 78: a run folder's name made a line that ended "by" the owner).
-  if (!isOneLine(raw)) return { ok: false, error: `Path "${printable(raw)}" contains a control character (NUL, newline, a line separator, a bidirectional control, ...): use plain names.` };
+  if (!isOneLine(raw)) return { ok: false, error: controlCharacterRefusal(raw) };
   if (holdsLoneSurrogate(raw)) return { ok: false, error: `Path "${printable(raw)}" is not valid Unicode (a lone surrogate).` };
   if (raw.includes("\\")) return { ok: false, error: backslashRefusal(raw) };
   const absolute = absoluteRefusal(raw, "docs/prd.md");
@@ -94,6 +94,13 @@ export function checkWorkspacePath(raw: string): Checked<string> {
   }
   return { ok: true, value: raw };
 }
+
+/** Why a path that is not one line is refused: by bmad-files, and by the bridge's file system where a script would make
+ *  one (review 413: a script's `docs/x\n.md` was a file no listing showed and no tool could remove). */
+export const controlCharacterRefusal = (raw: string): string => `Path "${printable(raw)}" contains a control character (NUL, newline, a line separator, a bidirectional control, ...): use plain names.`;
+
+/** Why a path that is a folder is no file to read, change or look back on: said alike by both doors and every action. */
+export const folderNotFile = (path: string): string => `${path}: is a folder, not a file; list ${path}/* for the files in it.`;
 
 /** A glob over a project's paths, compiled once it passes the rules a path does (`*` and `?` pass them as any letter
  *  does): `../*`, `/**`, `.git/*` or one with a control character is refused for what it is, as a read of that path is,
@@ -374,6 +381,15 @@ const escaped = (c: string) => {
  *  (`\u001b`), by writeOutInvisible's rule; line breaks and tabs are the text's own lines. Every writer of outside text
  *  (a remote's, the project's) to the user's terminal goes through it. */
 export const terminalText = (text: string): string => writeOutInvisible(text, (c) => (c === "\n" || c === "\t" ? c : escaped(c)));
+
+/** What a script's output may not hand an answer raw: every character NOT_ONE_LINE names but its lines' ends (LF, CR
+ *  before LF: a CRLF file's diff) and tabs. */
+const STREAM_CONTROLS = new RegExp(`[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\u2028\\u2029\\ufeff]|\\r(?!\\n)|${BIDI_CONTROL.source}`, "g");
+
+/** A script's stdout or stderr as an answer carries it: each STREAM_CONTROLS character as its escape (`\u001b`, which
+ *  a JSON string reads back as it), its lines and tabs as they are (review 413: ESC, BEL and U+202E reached the model).
+ *  One regex pass: terminalText looks at each character of a text holding a line break, as every stream does. */
+export const streamText = (text: string): string => text.replace(STREAM_CONTROLS, escaped);
 
 /** A project's path as a line of an answer shows it: as it is, or where it holds a character that shows as nothing
  *  or that a terminal acts on (a zero-width space, a bidi mark, a line break), as a JSON string with each such

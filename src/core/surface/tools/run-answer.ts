@@ -1,11 +1,13 @@
 // bmad-run's answer, the same for a port and a real script on either door: the output goes out once, in the text,
 // each stream cut to 256 KB (capOutput: JSON keeps its head, other text its end, as the bridge keeps a real
 // script's); structuredContent says what a program needs about it (exit code, sizes, what was cut). A non-zero exit
-// is an error that still carries all of that.
+// is an error that still carries all of that. A stream's control characters but its lines' ends and tabs, and its bidi
+// controls, are written as escapes (streamText): a name a script echoes (`brain.py show "x\u001b[2J\u202e"`) reaches
+// the model as text, never as raw ESC or U+202E (review 413).
 import { capOutput, MAX_OUTPUT_BYTES, type CappedStream } from "../../runtime/budget.js";
 import type { ScriptResult } from "../../runtime/context.js";
 import { fromFsText, projectRelative, type ProjectRuntime } from "../../runtime/project.js";
-import { namedPath, PROJECTS_PREFIX, shownPath } from "../../workspace/paths.js";
+import { namedPath, PROJECTS_PREFIX, shownPath, streamText } from "../../workspace/paths.js";
 import { TOOL } from "../names.js";
 import type { ToolOutcome } from "../outcome.js";
 
@@ -27,8 +29,8 @@ export interface RunSummary {
 
 /** `real`: the script itself ran (the bridge), and was killed at its limit; a port is stopped at its own. */
 export function runAnswer(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, name: string, result: ScriptResult & { truncated?: boolean }, real = false): ToolOutcome {
-  const stdout = capOutput(fromFsText(runtime, result.stdout));
-  const stderr = capOutput(fromFsText(runtime, result.stderr));
+  const stdout = capOutput(streamText(fromFsText(runtime, result.stdout)));
+  const stderr = capOutput(streamText(fromFsText(runtime, result.stderr)));
   const cut = [cutNote("stdout", stdout, name), cutNote("stderr", stderr, name)].filter(Boolean);
   // A real script's output cut where it ran: the bridge kept the last 256 KB of each stream.
   if (result.truncated && !cut.length) cut.push(`(Its output was cut to the last ${MAX_OUTPUT_BYTES / 1024} KB of each stream where it ran. To get all of it, run the line in your own terminal.)`);
