@@ -72,7 +72,7 @@ function providerOptions(origin: string, accessTokenTTL: number): OAuthProviderO
       return grantType === "authorization_code" && signedIn.data.noRefresh ? { refreshTokenTTL: 0 } : undefined;
     },
     resourceMetadata: { resource: `${origin}/mcp`, authorization_servers: [origin], resource_name: "BMAD MCP server" },
-    onError: explainProviderError,
+    onError: explainProviderError(origin),
   };
 }
 

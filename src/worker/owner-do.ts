@@ -21,10 +21,12 @@ const CLAIM_MS = 60_000;
 /** Refresh claims kept per grant, newest first. A token older than these is neither the grant's current nor its
  *  previous one, so the provider refuses it anyway; a claim tells a reuse of a recent one from a forgery. */
 export const MAX_CLAIMS_PER_GRANT = 20;
-/** How long after a refresh token's first use the same client may send it again without ending the sign-in (a
- *  refresh "reuse interval"): two tabs refreshing at once, or a retry after a lost answer, arrive within seconds, and
- *  ending the sign-in for them made the user consent again (review 285). A thief's copy later, or another client's use,
- *  still ends it. */
+/** How long after a refresh token's first use the same client may send it again and be given that first exchange's
+ *  answer (a refresh "reuse interval"): two tabs refreshing at once, or a retry after a lost answer, arrive within
+ *  seconds, and ending the sign-in for them made the user consent again (review 285). Refusing them instead told a
+ *  client whose answer a thief had taken to sign in again, and left the thief's tokens refreshing (review 417): the
+ *  same answer for both leaves one chain of tokens, whose next reuse ends the sign-in. Another client's use, or any
+ *  use later, still ends it. */
 export const REFRESH_REUSE_WINDOW_MS = 30_000;
 
 export class OwnerSessions extends DurableObject {
@@ -42,34 +44,38 @@ export class OwnerSessions extends DurableObject {
       if (!columns.includes(column)) this.sql.exec(`ALTER TABLE sessions ADD COLUMN ${column} INTEGER NOT NULL DEFAULT 0`);
     }
     this.sql.exec(`CREATE TABLE IF NOT EXISTS refresh_claims (token_hash TEXT PRIMARY KEY, grant_id TEXT NOT NULL DEFAULT '',
-      expires_at INTEGER NOT NULL, reused INTEGER NOT NULL DEFAULT 0, client_id TEXT NOT NULL DEFAULT '', claimed_at INTEGER NOT NULL DEFAULT 0)`);
+      expires_at INTEGER NOT NULL, reused INTEGER NOT NULL DEFAULT 0, client_id TEXT NOT NULL DEFAULT '', claimed_at INTEGER NOT NULL DEFAULT 0,
+      answer TEXT NOT NULL DEFAULT '')`);
     // Claims made before they named their grant: none is ever trimmed or dropped with one, and they expire. Claims made
     // before they named their client and time: any second use of them ends the sign-in, as it did then.
     const claimColumns = this.sql.exec<{ name: string }>("SELECT name FROM pragma_table_info('refresh_claims')").toArray().map((c) => c.name);
     if (!claimColumns.includes("grant_id")) this.sql.exec("ALTER TABLE refresh_claims ADD COLUMN grant_id TEXT NOT NULL DEFAULT ''");
     if (!claimColumns.includes("client_id")) this.sql.exec("ALTER TABLE refresh_claims ADD COLUMN client_id TEXT NOT NULL DEFAULT ''");
     if (!claimColumns.includes("claimed_at")) this.sql.exec("ALTER TABLE refresh_claims ADD COLUMN claimed_at INTEGER NOT NULL DEFAULT 0");
+    if (!claimColumns.includes("answer")) this.sql.exec("ALTER TABLE refresh_claims ADD COLUMN answer TEXT NOT NULL DEFAULT ''");
     this.sql.exec(`CREATE INDEX IF NOT EXISTS refresh_claims_expiry ON refresh_claims (expires_at);
       CREATE INDEX IF NOT EXISTS refresh_claims_grant ON refresh_claims (grant_id, expires_at)`);
   }
 
   /** Claims a refresh token (by its hash) for `clientId`'s one exchange, kept until `expiresAt` (ms; the token's
-   *  lifetime): "first"; "retried" where the same client claimed it less than REFRESH_REUSE_WINDOW_MS ago and no reuse
-   *  followed (left unmarked, so that first exchange stands); or "reused" where it was claimed before otherwise (a second use, marked
-   *  so an exchange of the first still under way learns of it). `issued`: which of its grant's refresh tokens the
-   *  provider holds it as. One it holds as neither, never claimed, is "unknown" and leaves no row: a forged token naming
-   *  this user fills nothing here, and two copies of it end no sign-in. The previous one, never claimed, was exchanged
-   *  before claims were kept: a use of it now is a second use (review 233: a thief's copy of it was let through, and
-   *  the client's newer token then refused unnoticed). */
-  claimRefresh(tokenHash: string, grantId: string, clientId: string, expiresAt: number, issued: "current" | "previous" | undefined): "first" | "retried" | "reused" | "unknown" {
+   *  lifetime): "first"; `{ retried }` where the same client claimed it less than REFRESH_REUSE_WINDOW_MS ago and no
+   *  reuse followed, with that exchange's sealed answer ("" while it has not answered); or "reused" where it was
+   *  claimed before otherwise (a second use, marked so an exchange of the first still under way learns of it).
+   *  `issued`: which of its grant's refresh tokens the provider holds it as. One it holds as neither, never claimed, is
+   *  "unknown" and leaves no row: a forged token naming this user fills nothing here, and two copies of it end no
+   *  sign-in. The previous one, never claimed, was exchanged before claims were kept: a use of it now is a second use
+   *  (review 233: a thief's copy of it was let through, and the client's newer token then refused unnoticed). */
+  claimRefresh(tokenHash: string, grantId: string, clientId: string, expiresAt: number, issued: "current" | "previous" | undefined): "first" | { retried: string } | "reused" | "unknown" {
     const now = Date.now();
     this.sql.exec("DELETE FROM refresh_claims WHERE expires_at <= ?", now);
-    const prior = this.sql.exec<{ client_id: string; claimed_at: number; reused: number }>("SELECT client_id, claimed_at, reused FROM refresh_claims WHERE token_hash = ?", tokenHash).toArray()[0];
+    // An answer is kept for its window only: it holds tokens (sealed).
+    this.sql.exec("UPDATE refresh_claims SET answer = '' WHERE answer != '' AND claimed_at <= ?", now - REFRESH_REUSE_WINDOW_MS);
+    const prior = this.sql.exec<{ client_id: string; claimed_at: number; reused: number; answer: string }>("SELECT client_id, claimed_at, reused, answer FROM refresh_claims WHERE token_hash = ?", tokenHash).toArray()[0];
     if (prior) {
       // A retry of a token whose sign-in a reuse already ended is told so, not that the sign-in lives.
       const retried = clientId !== "" && prior.client_id === clientId && now - prior.claimed_at < REFRESH_REUSE_WINDOW_MS && prior.reused === 0;
-      if (retried) return "retried";
-      this.sql.exec("UPDATE refresh_claims SET reused = 1 WHERE token_hash = ?", tokenHash);
+      if (retried) return { retried: prior.answer };
+      this.sql.exec("UPDATE refresh_claims SET reused = 1, answer = '' WHERE token_hash = ?", tokenHash);
       return "reused";
     }
     if (issued === undefined) return "unknown";
@@ -103,10 +109,12 @@ export class OwnerSessions extends DurableObject {
   }
 
   /** Settles a claim once its exchange has answered: one that exchanged nothing is dropped, so the token may be tried
-   *  again. True if the token was used again meanwhile. */
-  settleRefresh(tokenHash: string, exchanged: boolean): boolean {
+   *  again; one that did keeps `answer` (sealed) for the same client's retries in the window. True if the token was
+   *  used again meanwhile. */
+  settleRefresh(tokenHash: string, exchanged: boolean, answer = ""): boolean {
     const reused = this.sql.exec<{ reused: number }>("SELECT reused FROM refresh_claims WHERE token_hash = ?", tokenHash).toArray()[0]?.reused === 1;
     if (!exchanged) this.sql.exec("DELETE FROM refresh_claims WHERE token_hash = ?", tokenHash);
+    else if (!reused && answer) this.sql.exec("UPDATE refresh_claims SET answer = ? WHERE token_hash = ?", answer, tokenHash);
     return reused;
   }
 

@@ -60,6 +60,15 @@ describe("registration limits", { timeout: 60_000 }, () => {
     }
   });
 
+  // Review 417: "Redirect URI must use https, or http on a loopback host", naming none.
+  it("names a plain-http redirect_uri on a host that is not loopback, and registers one beside a loopback one", async () => {
+    const ip = newAddress();
+    const res = await registerAs(ip, { ...CLIENT, redirect_uris: ["http://app.example/cb"] });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: "invalid_client_metadata", error_description: expect.stringContaining("redirect_uris: http://app.example/cb is plain http on a host that is not this computer") });
+    expect((await registerAs(ip, { ...CLIENT, redirect_uris: ["http://app.example/cb", "http://127.0.0.1:9/cb"] })).status).toBe(201);
+  });
+
   // Review 332: these said only "Invalid redirect URI"; a javascript: one beside a usable one refuses the list.
   it("names a redirect_uri it cannot register and the rule, a usable one beside it or not", async () => {
     const ip = newAddress();
@@ -137,7 +146,7 @@ describe("consent pages", { timeout: 60_000 }, () => {
     const client = (await (await registerAs(newAddress(), CLIENT)).json()) as { client_id: string };
     const ip = newAddress();
     expect((await consentAs(newAddress(), client.client_id, { state: "s".repeat(REGISTRATION_LIMITS.stateChars + 1) })).status).toBe(400);
-    expect((await consentAs(newAddress(), client.client_id, { scope: Array.from({ length: REGISTRATION_LIMITS.scopes + 1 }, (_, i) => `s${i}`).join(" ") })).status).toBe(400);
+    expect((await consentAs(newAddress(), client.client_id, { scope: Array.from({ length: REGISTRATION_LIMITS.scopes + 1 }, (_, i) => `s${i}`).join(" ") })).status).toBe(302);
     for (let i = 0; i < REGISTRATION_LIMITS.authorizePerAddress; i++) expect((await consentAs(ip, client.client_id)).status).toBe(200);
     const refused = await consentAs(ip, client.client_id);
     expect(refused.status).toBe(429);
@@ -148,14 +157,16 @@ describe("consent pages", { timeout: 60_000 }, () => {
 
   it("refuses a code_challenge that is no S256 challenge, or a scope past its bound, naming it (review 95: 60,000 characters were stored)", async () => {
     const client = (await (await registerAs(newAddress(), CLIENT)).json()) as { client_id: string };
+    // Told to the app, whose redirect_uri is registered (review 417).
+    const toldApp = (res: Response) => new URL(res.headers.get("location")!).searchParams.get("error_description");
     const res = await consentAs(newAddress(), client.client_id, { scope: `bmad:read ${"s".repeat(101)}` });
-    expect(res.status).toBe(400);
-    expect(await res.text()).toContain("This app sent a scope longer than 100 characters, more than a sign-in needs.");
+    expect(res.status).toBe(302);
+    expect(toldApp(res)).toContain("This app sent a scope longer than 100 characters, more than a sign-in needs.");
     // Review 203: "abc", or 43 characters outside base64url, took a consent page and a code that could never be exchanged.
     for (const challenge of ["c".repeat(129), "abc", "!".repeat(43), "c".repeat(44)]) {
       const refused = await consentAs(newAddress(), client.client_id, { code_challenge: challenge });
-      expect(refused.status, challenge).toBe(400);
-      expect(await refused.text()).toContain("This app sent a code_challenge that is not an S256 challenge (43 characters of base64url, RFC 7636).");
+      expect(refused.status, challenge).toBe(302);
+      expect(toldApp(refused)).toContain("This app sent a code_challenge that is not an S256 challenge (43 characters of base64url, RFC 7636).");
     }
     expect((await consentAs(newAddress(), client.client_id, { code_challenge: "c".repeat(43) })).status).toBe(200);
   });

@@ -1,7 +1,7 @@
 // Revocation takes effect on the next request: a revoked grant, a replayed authorization code and a replayed
 // refresh token end every token of the sign-in at once, although this isolate caches validated tokens.
 // Refresh tokens rotate; the one just replaced and every older one revoke the whole grant when they come back, but
-// the same client's second use within the reuse window (two at once, a retry) is only refused. A refresh never widens
+// the same client's second use within the reuse window (two at once, a retry) is given the first use's tokens. A refresh never widens
 // the grant's scopes; failures say why and what to do.
 import { env } from "cloudflare:workers";
 import { listDurableObjectIds, runInDurableObject } from "cloudflare:test";
@@ -107,7 +107,8 @@ describe("revocation reaches tokens in use", { timeout: 60_000 }, () => {
     expect(first.status).toBe(200);
     expect(await mcpStatus(first.json.access_token)).toBe(200);
     const replay = await exchange(workerFetch, ORIGIN, body);
-    expect(replay).toMatchObject({ status: 400, json: { error: "invalid_grant" } });
+    // Review 417: said only "Authorization code already used", while the sign-in was ended.
+    expect(replay).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringMatching(/already exchanged.*the sign-in it began was ended\. Sign in again\./) } });
     expect(await mcpStatus(first.json.access_token)).toBe(401);
   });
 });
@@ -179,30 +180,31 @@ describe("refresh token rotation", { timeout: 60_000 }, () => {
     expect(await claimsOf(current)).toBe(before - 1);
   });
 
-  it("lets one of three refreshes sent at once with the same token go ahead, refuses the others, and keeps the sign-in (reviews 230, 285)", async () => {
+  it("exchanges one of three refreshes sent at once with the same token, gives the others that exchange's tokens, and keeps the sign-in (reviews 230, 285, 417)", async () => {
     await seed();
     for (let round = 0; round < 3; round++) {
       const tokens = await signIn(workerFetch, ORIGIN);
       const answers = await Promise.all([0, 1, 2].map(() => refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!)));
-      const exchanged = answers.filter((a) => a.status === 200);
-      expect(exchanged.length).toBe(1);
-      const refused = answers.filter((a) => a.status === 400 && a.json.error === "invalid_grant" && /already used a moment ago.*use the tokens that answer gave.*not ended/.test(a.json.error_description));
-      expect(refused.length).toBe(2);
-      // The exchange that went ahead stands: its tokens work and refresh on.
-      const [winner] = exchanged;
+      for (const answer of answers) expect(answer.status).toBe(200);
+      // One exchange went ahead: one chain of tokens, which works and refreshes on.
+      expect(new Set(answers.map((a) => a.json.refresh_token)).size).toBe(1);
+      expect(new Set(answers.map((a) => a.json.access_token)).size).toBe(1);
+      const [winner] = answers;
       expect(await mcpStatus(winner!.json.access_token)).toBe(200);
       expect((await refresh(workerFetch, ORIGIN, tokens.client_id, winner!.json.refresh_token)).status).toBe(200);
     }
   });
 
-  it("refuses the same client's retry of a refresh within the reuse window without ending the sign-in, and ends it for another client's use (review 285)", async () => {
+  it("gives the same client's retry of a refresh within the reuse window the first answer's tokens, and ends the sign-in for another client's use (review 285)", async () => {
     await seed();
     const tokens = await signIn(workerFetch, ORIGIN);
     // The first answer, which the client lost: it exchanged the token.
     const lost = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
     expect(lost.status).toBe(200);
     const retry = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
-    expect(retry).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringMatching(/already used a moment ago.*if none came, sign in again, and do not send this one again: sent later it ends the sign-in/) } });
+    expect(retry.status).toBe(200);
+    expect(retry.json).toMatchObject({ access_token: lost.json.access_token, refresh_token: lost.json.refresh_token, token_type: lost.json.token_type });
+    expect(retry.json.expires_in).toBeLessThanOrEqual(lost.json.expires_in);
     expect(await mcpStatus(lost.json.access_token)).toBe(200);
     // Another client with the same token within the window: theft, and the sign-in ends.
     const other = await register(workerFetch, ORIGIN);
@@ -210,9 +212,46 @@ describe("refresh token rotation", { timeout: 60_000 }, () => {
     expect(stolen).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringContaining("used twice") } });
     expect(await mcpStatus(lost.json.access_token)).toBe(401);
     expect((await refresh(workerFetch, ORIGIN, tokens.client_id, lost.json.refresh_token)).status).toBe(400);
-    // The client's next retry, still within the window, is told the sign-in ended, not that it lives.
+    // The client's next retry, still within the window, is told the sign-in ended, and given no tokens.
     const late = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
     expect(late).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringContaining("used twice") } });
+  });
+
+  it("leaves a thief who refreshed first with a public client's id no chain of its own: the client is given the same tokens, and their next reuse ends the sign-in (review 417)", async () => {
+    await seed();
+    const tokens = await signIn(workerFetch, ORIGIN);
+    const thief = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
+    expect(thief.status).toBe(200);
+    const client = await refresh(workerFetch, ORIGIN, tokens.client_id, tokens.refresh_token!);
+    expect(client.status).toBe(200);
+    expect(client.json.refresh_token).toBe(thief.json.refresh_token);
+    // The thief refreshes on; the client's own refresh, later, is a reuse: both lose the sign-in.
+    const thiefNext = await refresh(workerFetch, ORIGIN, tokens.client_id, thief.json.refresh_token);
+    expect(thiefNext.status).toBe(200);
+    await pastReuseWindow(client.json.refresh_token);
+    expect(await refresh(workerFetch, ORIGIN, tokens.client_id, client.json.refresh_token)).toMatchObject({ status: 400, json: { error_description: expect.stringContaining("used twice") } });
+    expect(await mcpStatus(thiefNext.json.access_token)).toBe(401);
+    expect((await refresh(workerFetch, ORIGIN, tokens.client_id, thiefNext.json.refresh_token)).status).toBe(400);
+  });
+
+  it("gives a confidential client's retry the first answer only with its secret, and a retry without it no tokens (review 417)", async () => {
+    await seed();
+    const app = await register(workerFetch, ORIGIN, { token_endpoint_auth_method: "client_secret_post" });
+    const secret = app.json.client_secret as string;
+    const { verifier } = await pkce();
+    const outcome = await authorize(workerFetch, ORIGIN, { clientId: app.client_id, verifier });
+    if (!outcome.ok) throw new Error(outcome.body);
+    const tokens = await exchange(workerFetch, ORIGIN, { grant_type: "authorization_code", code: outcome.code, redirect_uri: "http://127.0.0.1:33418/callback", client_id: app.client_id, client_secret: secret, code_verifier: verifier });
+    expect(tokens.status).toBe(200);
+    const body = { grant_type: "refresh_token", refresh_token: tokens.json.refresh_token, client_id: app.client_id };
+    const first = await exchange(workerFetch, ORIGIN, { ...body, client_secret: secret });
+    expect(first.status).toBe(200);
+    const withoutSecret = await exchange(workerFetch, ORIGIN, body);
+    expect(withoutSecret).toMatchObject({ status: 400, json: { error: "invalid_grant", error_description: expect.stringMatching(/other credentials than this request's.*not ended/) } });
+    expect(withoutSecret.json.access_token).toBeUndefined();
+    const retry = await exchange(workerFetch, ORIGIN, { ...body, client_secret: secret });
+    expect(retry).toMatchObject({ status: 200, json: { refresh_token: first.json.refresh_token } });
+    expect(await mcpStatus(first.json.access_token)).toBe(200);
   });
 
   it("ends the sign-in when a refresh token rotated before claims were kept comes back (review 233)", async () => {

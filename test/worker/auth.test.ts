@@ -285,9 +285,14 @@ describe("the consent page", { timeout: 60_000 }, () => {
     expect(client.status).toBe(201);
     const url = new URL(`${ORIGIN}/authorize`);
     for (const [k, v] of Object.entries({ response_type: "code", client_id: client.client_id, redirect_uri: "http://127.0.0.1:33418/callback", state: "s", resource: `${ORIGIN}/mcp` })) url.searchParams.set(k, v);
+    // Sent back to the app, whose redirect_uri is registered (review 417: a page the app never saw).
     const res = await workerFetch(url);
-    expect(res.status).toBe(400);
-    expect(await res.text()).toContain("this server signs in only apps that use PKCE (S256)");
+    expect(res.status).toBe(302);
+    const location = new URL(res.headers.get("location")!);
+    expect(location.origin + location.pathname).toBe("http://127.0.0.1:33418/callback");
+    expect(location.searchParams.get("error")).toBe("invalid_request");
+    expect(location.searchParams.get("error_description")).toContain("this server signs in only apps that use PKCE (S256)");
+    expect(location.searchParams.get("state")).toBe("s");
   });
 
   it("ticks only the scopes the client asked for, and bmad:read when it asked for none", async () => {
@@ -362,6 +367,36 @@ describe("bad tokens and bad requests", { timeout: 60_000 }, () => {
       expect(token.status).toBe(400);
       expect(token.json.error).toMatch(/invalid_(grant|request)/);
     }
+  });
+
+  it("names the resource it refuses and this server's, at /authorize and the token endpoint (review 417)", async () => {
+    const client = await register(workerFetch, ORIGIN);
+    const query = { response_type: "code", client_id: client.client_id, redirect_uri: "http://127.0.0.1:33418/callback", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s", resource: "https://other.example/mcp" };
+    const refused = await workerFetch(`${ORIGIN}/authorize?${new URLSearchParams(query)}`);
+    const told = `The resource parameter, https://other.example/mcp, is not this server's MCP endpoint: send resource=${ORIGIN}/mcp, exactly`;
+    expect(new URL(refused.headers.get("location")!).searchParams.get("error_description")).toContain(told);
+    const tokens = await signIn(workerFetch, ORIGIN);
+    const answer = await exchange(workerFetch, ORIGIN, { grant_type: "refresh_token", refresh_token: tokens.refresh_token!, client_id: tokens.client_id, resource: "https://other.example/mcp" });
+    expect(answer).toMatchObject({ status: 400, json: { error: "invalid_target", error_description: expect.stringContaining(told) } });
+  });
+
+  it("tells a token request from an unknown client_id to register again, naming it (review 417)", async () => {
+    const answer = await exchange(workerFetch, ORIGIN, { grant_type: "refresh_token", refresh_token: `local:${"g".repeat(16)}:${"s".repeat(32)}`, client_id: "no-such-client" });
+    expect(answer).toMatchObject({ status: 401, json: { error: "invalid_client", error_description: expect.stringMatching(/client_id, no-such-client, is not registered on this server.*add it again, so that the app registers anew/) } });
+  });
+
+  it("refuses a code_challenge or a state the app cannot use the way it answers: the challenge back to the app, an overlong state on a page (review 417)", async () => {
+    const client = await register(workerFetch, ORIGIN);
+    const query = { response_type: "code", client_id: client.client_id, redirect_uri: "http://127.0.0.1:33418/callback", code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", code_challenge_method: "S256", state: "s" };
+    const short = await workerFetch(`${ORIGIN}/authorize?${new URLSearchParams({ ...query, code_challenge: "c".repeat(42) })}`);
+    expect(short.status).toBe(302);
+    const location = new URL(short.headers.get("location")!);
+    expect([location.searchParams.get("error"), location.searchParams.get("state")]).toEqual(["invalid_request", "s"]);
+    expect(location.searchParams.get("error_description")).toContain("not an S256 challenge (43 characters of base64url, RFC 7636)");
+    const long = await workerFetch(`${ORIGIN}/authorize?${new URLSearchParams({ ...query, state: "s".repeat(600) })}`);
+    expect(long.status).toBe(400);
+    expect(long.headers.get("location")).toBeNull();
+    expect(await long.text()).toContain("This app sent a state longer than 512 characters");
   });
 
   it("renders an unregistered redirect URI locally, never redirecting to it", async () => {

@@ -12,7 +12,7 @@ import { checkClientId } from "./public-host.js";
 import { readCappedForm } from "../read-capped.js";
 import { asOneLine, writeOutInvisible } from "../../core/lines.js";
 import { REGISTRATION_LIMITS, REGISTRATION_TTL_DAYS, takeFromAddress } from "./registration.js";
-import { METADATA_RETRY_SECONDS, metadataUnreadable, shown } from "./oauth-error.js";
+import { METADATA_RETRY_SECONDS, metadataUnreadable, RESOURCE_NOT_CONFIGURED, shown, wrongResource } from "./oauth-error.js";
 import { redirectKind, refusedRedirectPage, toApp } from "./app-redirect.js";
 import { escape, foreignOrigin, page } from "./page.js";
 
@@ -48,11 +48,10 @@ function ignoredScopes(scopes: string[]): string {
   return parts.length ? `<p>Not offered here, not granted: ${escape(parts.join("; "))}.</p>` : "";
 }
 
-/** What the provider would store of a sign-in request past its bound, or undefined: the consent transaction holds it
- *  all (review 84: 5.8 KB a record, a 4,000-character state; review 95: a 60,000-character code_challenge or scope). */
-function oversizedPart(request: AuthRequest): string | undefined {
+/** Scopes the provider would store of a sign-in request past their bound, or undefined: the consent transaction holds
+ *  them all (review 95: a 60,000-character scope). */
+function oversizedScope(request: AuthRequest): string | undefined {
   const L = REGISTRATION_LIMITS;
-  if ((request.state ?? "").length > L.stateChars) return `a state longer than ${L.stateChars} characters`;
   if (request.scope.length > L.scopes) return `more than ${L.scopes} scopes`;
   if (request.scope.some((s) => s.length > L.scopeChars)) return `a scope longer than ${L.scopeChars} characters`;
   return undefined;
@@ -148,8 +147,9 @@ const KEPT = `a registration is kept for ${REGISTRATION_TTL_DAYS} days, renewed 
 /** The provider's bare or misleading words for a sign-in request it refuses ("Invalid client_id"), said with the
  *  value at fault and the rule (review 285), or undefined where its own words fit. Its wording is the only handle it
  *  gives. */
-const REFUSED_REQUEST = new Map<string, (query: URLSearchParams) => string | undefined>([
+const REFUSED_REQUEST = new Map<string, (query: URLSearchParams, origin: string) => string | undefined>([
   ["Invalid client_id", (q) => `This app's client_id, ${shown(q.get("client_id") ?? "", 100)}, is not registered on this server: it never registered here, or its registration has ended (${KEPT}). Remove this server from the app and add it again, so that the app registers anew.`],
+  [RESOURCE_NOT_CONFIGURED, (q, origin) => wrongResource(q.get("resource") ?? "", origin)],
   ["Invalid redirect URI", (q) => `This app's redirect_uri, ${q.get("redirect_uri") ? shown(q.get("redirect_uri")!, 200) : "(none sent)"}, is not one it registered here (for an app whose client_id is a URL: one its metadata document lists). It must be https, http on a loopback address or an app's own scheme, with no #fragment and no user:password@, and match a registered one exactly, character for character: only on a loopback address may the port differ, and localhost is not 127.0.0.1. If the app changed its callback since it registered, remove this server from the app and add it again, so that it registers anew (${KEPT}).`],
   // A missing method is RFC 7636's default, plain, which the provider names (review 332: told plain was not allowed).
   ["The plain PKCE method is not allowed. Use S256 instead.", (q) => q.has("code_challenge_method") ? undefined : "This app sent a code_challenge without a code_challenge_method: it must send code_challenge_method=S256. Update the app, or ask its makers to."],
@@ -161,13 +161,25 @@ authPages.onError((error, c) => {
     return page(503, "Sign-in unavailable", `<p>${escape(metadataUnreadable(error.metadataUrl, error.detail))}</p>`, new Headers({ "retry-after": String(METADATA_RETRY_SECONDS) }));
   }
   if (!(error instanceof AuthorizationError)) throw error;
-  const explained = REFUSED_REQUEST.get(error.description)?.(new URL(c.req.url).searchParams);
+  const url = new URL(c.req.url);
+  const explained = REFUSED_REQUEST.get(error.description)?.(url.searchParams, url.origin);
   const told = explained === undefined ? error : new AuthorizationError(error.code, { description: explained, redirectUri: error.redirectUri, state: error.state, issuer: error.issuer });
   // An error for the app goes the way its answer would: its scheme judged as a success's (review 210: a refused
   // scheme got a bare redirect with the error).
   if (told.redirectTo) return toApp(new Headers({ Location: told.redirectTo, "cache-control": "no-store" }));
   return page(400, "Sign-in failed", `<p>${escape(told.description ?? "The request is not valid.")}</p><p>Start again from your app.</p>`);
 });
+
+/** Why this server refuses a sign-in request the provider took, or undefined. PKCE for every client, as OAuth 2.1 has
+ *  it: the provider asks it of public clients only, and anyone may register a confidential one (review 15), whose codes
+ *  then rest on its secret alone. An S256 challenge is 43 characters of base64url (RFC 7636): another was taken, and
+ *  its code could never be exchanged (review 203). */
+function requestProblem(request: AuthRequest): string | undefined {
+  if (!request.codeChallenge) return "This app sent no code_challenge: this server signs in only apps that use PKCE (S256). Update the app, or ask its makers to.";
+  if (!/^[A-Za-z0-9_-]{43}$/.test(request.codeChallenge)) return "This app sent a code_challenge that is not an S256 challenge (43 characters of base64url, RFC 7636). Update the app, or ask its makers to.";
+  const oversized = oversizedScope(request);
+  return oversized ? `This app sent ${oversized}, more than a sign-in needs. Update the app, or ask its makers to.` : undefined;
+}
 
 authPages.get("/authorize", async (c) => {
   const oauth = c.get("oauth");
@@ -180,14 +192,15 @@ authPages.get("/authorize", async (c) => {
   if (limited) return limited;
   const request = await oauth.parseAuthRequest(c.req.raw);
   if (redirectKind(request.redirectUri) === "refused") return refusedRedirectPage(request.redirectUri);
-  // PKCE for every client, as OAuth 2.1 has it: the provider asks it of public clients only, and anyone may register
-  // a confidential one (review 15), whose codes then rest on its secret alone.
-  if (!request.codeChallenge) return page(400, "Sign-in failed", "<p>This app sent no code_challenge: this server signs in only apps that use PKCE (S256). Update the app, or ask its makers to.</p>");
-  // RFC 7636: an S256 challenge is 43 characters of base64url. Another was taken, and its code could never be
-  // exchanged (review 203): the app is told now, before the user approves.
-  if (!/^[A-Za-z0-9_-]{43}$/.test(request.codeChallenge)) return page(400, "Sign-in failed", "<p>This app sent a code_challenge that is not an S256 challenge (43 characters of base64url, RFC 7636). Update the app, or ask its makers to.</p>");
-  const oversized = oversizedPart(request);
-  if (oversized) return page(400, "Sign-in failed", `<p>This app sent ${escape(oversized)}, more than a sign-in needs. Update the app, or ask its makers to.</p>`);
+  // A state past its bound is stored by the provider and echoed by any redirect (review 84: 4,000 characters): said
+  // here, not sent back to the app, which without its state could not tell the refusal from a forgery.
+  if ((request.state ?? "").length > REGISTRATION_LIMITS.stateChars) {
+    return page(400, "Sign-in failed", `<p>This app sent a state longer than ${REGISTRATION_LIMITS.stateChars} characters, more than a sign-in needs. Update the app, or ask its makers to.</p>`);
+  }
+  const refusal = requestProblem(request);
+  // The redirect_uri is registered (parseAuthRequest checked it): the app is told, as of the provider's own refusals
+  // (review 417: these alone were a page, and the app waited for its callback).
+  if (refusal) return toApp(new Headers({ Location: authorizationErrorRedirect(request, "invalid_request", refusal), "cache-control": "no-store" }));
   const details = await oauth.describeConsent(request);
   const consent = await oauth.beginConsent(request);
   const local = c.get("config").upstream.kind === "local";

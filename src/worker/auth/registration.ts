@@ -79,6 +79,11 @@ function metadataProblem(value: unknown): string | undefined {
     const why = unlistableRedirect(uri);
     if (why) return `redirect_uris: ${shown(uri, 200)} cannot be registered: ${why}. ${LISTED_REDIRECT_RULE} Fix or remove it and register again.`;
   }
+  // The provider needs one it would send a code to, and said only its rule (review 417): named here.
+  const remoteHttp = uris.filter((uri) => URL.canParse(uri.trim()) && new URL(uri.trim()).protocol === "http:" && !isLoopbackHost(new URL(uri.trim()).hostname));
+  if (uris.length > 0 && remoteHttp.length === uris.length) {
+    return `redirect_uris: ${shown(remoteHttp[0]!, 200)} is plain http on a host that is not this computer, where a code could be read on its way: use https, or http on a loopback address (127.0.0.1, [::1] or localhost). Fix it and register again.`;
+  }
   // Only redirect_uris /authorize always refuses (x-safari-https:): refused now, not at each sign-in (review 285). One
   // beside a usable one is taken, as the provider takes it: the sign-in with the usable one works.
   const refused = uris.filter((uri) => URL.canParse(uri) && redirectKind(uri) === "refused");

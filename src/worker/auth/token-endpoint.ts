@@ -7,7 +7,7 @@
 //   names, and the claim is kept for the token's life (a grant's newest MAX_CLAIMS_PER_GRANT; a revoked sign-in's go
 //   with it): a mark in KV read before and written after the exchange let refreshes sent at once all through (review 230).
 //   Except: the same client sending it again within REFRESH_REUSE_WINDOW_MS of its first use (two tabs at once, a retry
-//   after a lost answer) is refused and the sign-in kept, the first exchange's answer standing (review 285).
+//   after a lost answer) is given the first exchange's answer, with the same credentials (reviews 285, 417);
 //   Only a token of a grant the provider holds reaches the user's object: any other, forged with any user id, made one,
 //   with storage of its own, per request (review 416); one in no shape this server issues is refused first;
 // - a refresh asking for a scope the grant lacks is refused (RFC 6749 §6), not narrowed: see scopesBeyondGrant;
@@ -17,7 +17,8 @@
 // - every grant the request names is forgotten by the token cache once the provider has answered.
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Env } from "../env.js";
-import { MALFORMED_REFRESH_TOKEN, oauthError } from "./oauth-error.js";
+import { MALFORMED_REFRESH_TOKEN, oauthError, oauthJson, tokenRequest } from "./oauth-error.js";
+import { openAnswer, sealAnswer } from "./refresh-answer.js";
 import { sha256Hex } from "../../core/workspace/installer-manifests.js";
 import { readCappedForm } from "../read-capped.js";
 import { isUserId } from "./identity.js";
@@ -49,9 +50,9 @@ export async function tokenEndpoint(request: Request, deps: TokenEndpointDeps): 
   // Read once, capped (a clone read whole buffered any size, with no sign-in: review 19), and handed on as read.
   const body = await readCappedForm(request, MAX_BODY_BYTES);
   if (!body) return oauthError(request, 413, "invalid_request", `A token request is at most ${MAX_BODY_BYTES / 1024} KB; send only its fields.`);
-  const next = () => deps.next(new Request(request, { body: body.bytes }));
+  const forward = () => deps.next(new Request(request, { body: body.bytes }));
   const { form } = body;
-  if (!form) return next(); // the provider names what is wrong with the body
+  if (!form) return forward(); // the provider names what is wrong with the body
   // A token request has a handful of fields: counted in one pass (per name, form.getAll was quadratic: 13,000 keys
   // cost 1.2 s before any sign-in, review 21), and at most MAX_FIELDS reach the provider, whose own loop is too.
   // Each parameter once (RFC 6749 §3.2): the provider and this check must read the same value, and with two
@@ -78,14 +79,18 @@ export async function tokenEndpoint(request: Request, deps: TokenEndpointDeps): 
     if (tooLong) return oauthError(request, 400, name === "token" ? "invalid_request" : "invalid_grant", tooLong);
   }
 
+  // The provider's refusals are said with the values they are about (oauth-error.ts CLEARER_FOR).
+  const asked = { clientId: oneClientId(clientIds(request, field)), resource: field("resource") };
+  const next = () => tokenRequest.run(asked, forward);
   const grants = TOKEN_FIELDS.map((name) => grantOf(field(name) ?? "")).filter((g): g is string => !!g);
   const presented = field("grant_type") === "refresh_token" ? field("refresh_token") : undefined;
   if (presented && !issuedShape(presented)) return oauthError(request, 400, "invalid_grant", MALFORMED_REFRESH_TOKEN);
   const presentedGrant = presented ? grantOf(presented) : undefined;
   let response: Response;
   if (presented && presentedGrant) {
-    const asked = (field("scope") ?? "").split(" ").filter(Boolean);
-    response = await refreshOnce(request, presented, presentedGrant, oneClientId(clientIds(request, field)), deps, () => askedScopes.run(asked, next));
+    const scopes = (field("scope") ?? "").split(" ").filter(Boolean);
+    const credentials = [request.headers.get("authorization") ?? "", field("client_secret") ?? "", field("client_assertion") ?? ""];
+    response = await refreshOnce(request, { token: presented, grant: presentedGrant, clientId: asked.clientId, credentials }, deps, () => askedScopes.run(scopes, next));
   } else {
     // A revocation (a token, no grant_type): read before the provider deletes it, whose sign-in the token is.
     const revoking = field("grant_type") === undefined ? field("token") : undefined;
@@ -151,10 +156,18 @@ export async function lastRefreshes(env: Env, userId: string): Promise<Map<strin
   return new Map(last.map((r) => [r.grantId, r.at]));
 }
 
+/** How long a retry waits for the answer of its token's first exchange, still under way, and how often it looks. */
+const FIRST_ANSWER_WAIT_MS = 5_000;
+const FIRST_ANSWER_POLL_MS = 100;
+
+/** A refresh as refreshOnce judges it: its token, the token's grant (`userId:grantId`), the client the request names
+ *  ("" for none, or several that differ) and the credentials it is proved with. */
+type Refresh = { token: string; grant: string; clientId: string; credentials: string[] };
+
 /** Forwards a refresh only once its token is claimed, so exactly one exchange of a token goes ahead; any other use of
- *  it ends the sign-in, but the same client's within REFRESH_REUSE_WINDOW_MS of the first, which is only refused.
- *  `clientId`: the client the request names, or "" (none, or several that differ). */
-async function refreshOnce(request: Request, token: string, grant: string, clientId: string, deps: TokenEndpointDeps, next: () => Promise<Response>): Promise<Response> {
+ *  it ends the sign-in, but the same client's within REFRESH_REUSE_WINDOW_MS of the first, which is given that
+ *  exchange's answer. */
+async function refreshOnce(request: Request, { token, grant, clientId, credentials }: Refresh, deps: TokenEndpointDeps, next: () => Promise<Response>): Promise<Response> {
   const [userId, grantId] = grant.split(":") as [string, string];
   // The provider's id of a refresh token is its SHA-256, kept on the grant for the current and the previous one.
   const tokenHash = await sha256Hex(token);
@@ -169,18 +182,30 @@ async function refreshOnce(request: Request, token: string, grant: string, clien
     return reused();
   };
   const issued = held.refreshTokenId === tokenHash ? "current" : held.previousRefreshTokenId === tokenHash ? "previous" : undefined;
-  let claim: "first" | "retried" | "reused" | "unknown";
+  const claimNow = () => claims.claimRefresh(tokenHash, grantId, clientId, Date.now() + REFRESH_TOKEN_TTL_S * 1000, issued);
+  let claim: Awaited<ReturnType<typeof claimNow>>;
   try {
-    claim = await claims.claimRefresh(tokenHash, grantId, clientId, Date.now() + REFRESH_TOKEN_TTL_S * 1000, issued);
+    claim = await claimNow();
+    // Sent at once with its first exchange: that answer, due in a moment, is waited for (an exchange that fails
+    // frees the token, and this one goes ahead instead).
+    for (let waited = 0; typeof claim === "object" && claim.retried === "" && waited < FIRST_ANSWER_WAIT_MS; waited += FIRST_ANSWER_POLL_MS) {
+      await new Promise((resolve) => setTimeout(resolve, FIRST_ANSWER_POLL_MS));
+      claim = await claimNow();
+    }
   } catch {
     return oauthError(request, 503, "temporarily_unavailable", "The server could not record this refresh token's use, so it did not exchange it: try again in a moment with the same refresh token.", { "retry-after": "5" });
   }
   // A token the provider never issued: it answers that itself.
   if (claim === "unknown") return next();
-  if (claim === "retried") {
-    return oauthError(request, 400, "invalid_grant", `This refresh token was already used a moment ago (under ${REFRESH_REUSE_WINDOW_MS / 1000} s, by this client: two refreshes at once, or a retry): use the tokens that answer gave. The sign-in was not ended. If that answer was an error, this refresh token works again now; if none came, sign in again, and do not send this one again: sent later it ends the sign-in.`);
-  }
   if (claim === "reused") return endForReuse();
+  if (typeof claim === "object") {
+    if (claim.retried === "") {
+      return oauthError(request, 503, "temporarily_unavailable", "This refresh token's first exchange, a moment ago, has not answered yet: send the same request again in a few seconds, and you are given that exchange's tokens.", { "retry-after": "2" });
+    }
+    const answer = await openAnswer(claim.retried, token, credentials);
+    if (answer) return oauthJson(request, 200, answer);
+    return oauthError(request, 400, "invalid_grant", `This refresh token was exchanged a moment ago (under ${REFRESH_REUSE_WINDOW_MS / 1000} s) by this client with other credentials than this request's, and only those are given that answer again: use the tokens it gave. The sign-in was not ended; if no answer reached the app, sign in again.`);
+  }
   // An exchange that fails, or throws, frees the token to be tried again.
   const response = await next().catch(async (error: unknown) => {
     await claims.settleRefresh(tokenHash, false).catch(() => false);
@@ -188,11 +213,13 @@ async function refreshOnce(request: Request, token: string, grant: string, clien
   });
   // A use of the token while this exchange ran revoked the grant, perhaps before the provider saved this exchange's
   // tokens: revoked again here. A settle that cannot reach the object keeps the answer (the exchange is done).
-  const exchanged = response.status === 200;
-  const usedMeanwhile = await claims.settleRefresh(tokenHash, exchanged).catch(() => false);
-  if (!exchanged || !usedMeanwhile) return response;
-  await response.body?.cancel();
-  return endForReuse();
+  if (response.status !== 200) {
+    await claims.settleRefresh(tokenHash, false).catch(() => false);
+    return response;
+  }
+  const text = await response.text();
+  const usedMeanwhile = await claims.settleRefresh(tokenHash, true, await sealAnswer(token, credentials, JSON.parse(text) as Record<string, unknown>)).catch(() => false);
+  return usedMeanwhile ? endForReuse() : new Response(text, response);
 }
 
 /** The one client `ids` name, or "" where they name none or differ. */
