@@ -10,6 +10,7 @@ import { folderFull, folderOf, MAX_HISTORY_BYTES, MIB, type GrownBy } from "../c
 import { folderNotFile, shownPath, showTwins, TWIN_DIFFERENCE, unicodeTwinsRefusal, unportableName } from "../core/workspace/paths.js";
 import type { AuthoredEntry, DeletedFile, FileContent, FileEntry, ListedFile, VersionEntry, VersionOp, WsError, WsResult } from "../core/workspace/store.js";
 import { FileListing } from "./workspace-listing.js";
+import { PureMemo } from "./pure-memo.js";
 import { FoldedNames } from "../core/workspace/folded-names.js";
 import type { Glob } from "../core/catalog/glob.js";
 import { linesChanged, SHOWN_AUTHORS, SHOWN_VERSIONS, type ChangedSince, type CountBudget } from "../core/workspace/changed-since.js";
@@ -41,6 +42,10 @@ const notOwners = (table: string) => `NOT ${madeBy(true, "?", "?", table)}`;
 /** Versions stored as what they add at most in a row before one is stored whole: a read of any version reads at most
  *  this many rows (and never more bytes than the version holds). */
 const MAX_CHAIN = 256;
+/** Results kept by the memos of line counts and others' lines (PureMemo), and the longest key kept (a file's stored line
+ *  authors are part of one): at most 256 × 16 K characters of keys a project. */
+const MEMO_RESULTS = 256;
+const MEMO_KEY = 16 * 1024;
 /** The bytes of a `versions v` row that stay while the row does: its path twice (the row and its key) and the rest. */
 const BARE = `(2 * length(CAST(v.path AS BLOB)) + ${ROW_BYTES})`;
 /** The bytes dropping a `versions v` row the cap may drop is sure to free: who wrote its lines, and its content where
@@ -82,6 +87,10 @@ export class VersionedFiles {
   chainCap = MAX_CHAIN;
   /** How long purged content can be brought back (a field so tests can lower it). */
   undoMs = UNDO_DAYS * DAY_MS;
+  /** Lines added and removed between two texts, by their sha256s (changedSince). */
+  private readonly counted = new PureMemo<{ added: number; removed: number }>(MEMO_RESULTS, MEMO_KEY);
+  /** byOthers of a version, by the reader, its text's sha256 and its stored line authors. */
+  private readonly others = new PureMemo<ByOthers>(MEMO_RESULTS, MEMO_KEY);
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.sql = storage.sql;
@@ -543,8 +552,8 @@ export class VersionedFiles {
   /** Who wrote `path`'s head, or `version` of it, and its lines' authors as stored (undefined: no such version). */
   private authorsRow(path: string, version?: number): AuthorsRow | undefined {
     return version === undefined
-      ? this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM files WHERE path = ?", path).toArray()[0]
-      : this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines FROM versions WHERE path = ? AND version = ?", path, version).toArray()[0];
+      ? this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines, sha256 FROM files WHERE path = ?", path).toArray()[0]
+      : this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines, sha256 FROM versions WHERE path = ? AND version = ?", path, version).toArray()[0];
   }
 
   /** Each stored line (at `\n`) of `path`'s head with the labels of who wrote a part of it, the server's merge left
@@ -632,7 +641,7 @@ export class VersionedFiles {
    *  (review 372: a removed requirement went unsaid after 1,001 writes). */
   changedSince(path: string, reader: Person, seen: number | undefined, budget: CountBudget): ChangedSince | undefined {
     // Read with every head: a head the reader made (the common case) costs one row.
-    const head = this.sql.exec<{ version: number; author: string; author_id: string | null; size: number; kept: number }>(`SELECT version, author, author_id, size, ${KEPT} AS kept FROM versions WHERE path = ? ORDER BY version DESC LIMIT 1`, path).toArray()[0];
+    const head = this.sql.exec<{ version: number; author: string; author_id: string | null; size: number; sha256: string | null; kept: number }>(`SELECT version, author, author_id, size, sha256, ${KEPT} AS kept FROM versions WHERE path = ? ORDER BY version DESC LIMIT 1`, path).toArray()[0];
     if (!head || samePerson(personOf(head), reader)) return undefined;
     const hasId = reader.id !== undefined;
     const mine = this.sql.exec<{ version: number }>(`SELECT version FROM versions WHERE path = ?1 AND op <> 'delete' AND ${madeBy(hasId, "?2", "?3")} ORDER BY version DESC LIMIT 1`, path, reader.id ?? null, reader.label).toArray()[0];
@@ -647,11 +656,14 @@ export class VersionedFiles {
     const versions = n <= SHOWN_VERSIONS ? this.sql.exec<{ version: number }>(`SELECT version ${since} ORDER BY version`, ...params).toArray().map((r) => r.version) : [first!, last!];
     const by = this.sql.exec<{ author: string }>(`SELECT author ${since} GROUP BY author ORDER BY MAX(version) DESC LIMIT ${SHOWN_AUTHORS}`, ...params).toArray().map((r) => r.author);
     // Where no line of the version counted from was another's, every line of theirs in the head came since.
-    const from = this.sql.exec<{ size: number; kept: number }>(`SELECT size, ${KEPT} AS kept FROM versions WHERE path = ? AND version = ?`, path, yours).toArray()[0];
-    const allOthers = from?.kept && !this.byOthers(path, reader, yours).length ? { allOthers: true as const } : {};
+    const from = this.sql.exec<AuthorsRow & { size: number; kept: number }>(`SELECT version, author, author_id, lines, sha256, size, ${KEPT} AS kept FROM versions WHERE path = ? AND version = ?`, path, yours).toArray()[0];
+    const allOthers = from?.kept && !this.othersOf(path, from, reader).length ? { allOthers: true as const } : {};
     const changed = { yours, ...(read ? { read: true as const } : {}), versions, count: n, by, ...(authors > by.length ? { moreBy: authors - by.length } : {}), ...allOthers };
+    // Taken from the budget whether or not counted before, so an answer counts the same files however warm the memo.
     const counted = head.kept && from?.kept && budget.take(from.size, head.size);
-    return counted ? { ...changed, ...linesChanged(decode(this.content(path, yours)), decode(this.content(path, head.version))) } : changed;
+    if (!counted) return changed;
+    const count = () => linesChanged(decode(this.content(path, yours)), decode(this.content(path, head.version)));
+    return { ...changed, ...(from.sha256 && head.sha256 ? this.counted.of(`${from.sha256}>${head.sha256}`, count) : count()) };
   }
 
   /** Who made `path`'s head, where someone other than `reader` did (changedByOther). */
@@ -664,10 +676,19 @@ export class VersionedFiles {
    *  a reader counts the lines of its content (`data`, or read here where it is needed). */
   byOthers(path: string, reader: Person, version?: number, data?: Uint8Array): ByOthers {
     const row = this.authorsRow(path, version);
-    if (!row) return [];
-    const lines = authorsOf(row);
-    if (lines) return byOthers(lines, reader, decode(data ?? this.content(path, row.version))).filter((o) => o.by !== INSTALLER.label);
-    return samePerson(personOf(row), reader) ? [] : [{ by: row.author as string, lines: "all" }];
+    return row ? this.othersOf(path, row, reader, data) : [];
+  }
+
+  /** byOthers of `row` (its version of `path`, whose content `data` is where given), matched once for a text, its
+   *  line authors and the reader: the map, status and a history by glob ask it of the same versions call after call. */
+  private othersOf(path: string, row: AuthorsRow, reader: Person, data?: Uint8Array): ByOthers {
+    const matched = (): ByOthers => {
+      const lines = authorsOf(row);
+      if (lines) return byOthers(lines, reader, decode(data ?? this.content(path, row.version))).filter((o) => o.by !== INSTALLER.label);
+      return samePerson(personOf(row), reader) ? [] : [{ by: row.author as string, lines: "all" }];
+    };
+    // A version one person wrote whole stores no line authors: nothing to match.
+    return row.lines && row.sha256 ? this.others.of(`${reader.id ?? ""}\0${reader.label}\0${row.sha256}\0${row.lines}`, matched) : matched();
   }
 
   /** `rowid`'s version and the versions built on it one on another that `joins` takes, oldest first, until dropping
@@ -763,7 +784,7 @@ export const SERVER_MERGE = "remember_structured";
  *  line of the four config files the owner's create made was "another member's"). No sign-in label (an email, a login, an id) holds a space. */
 const INSTALLER: Person = { label: "bmad-project create" };
 
-type AuthorsRow = Row & { version: number; author: string; author_id: string | null; lines: string | null };
+type AuthorsRow = Row & { version: number; author: string; author_id: string | null; lines: string | null; sha256: string | null };
 
 const LINE_AUTHORS = z.object({
   people: z.array(z.object({ id: z.string().optional(), label: z.string() })),

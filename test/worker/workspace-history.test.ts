@@ -763,6 +763,8 @@ describe("history with a glob (review 368)", () => {
     expect(lines[1]).toMatch(/^docs\/b\.md v2 by .* lines since your v1$/);
     expect(lines[2]).toMatch(/^docs\/a\.md v2 by .*; changed by others since your v1$/);
     expect(out.structured.files[1].changed_since).toEqual({ yours: 1, versions: [2], count: 1, by: [mallory.email], allOthers: true });
+    // Asked again, the same: b's count, kept from the first answer (review 418), still takes its bytes from this one's.
+    expect((await olive.files({ action: "history", project: name, path: "docs/**" })).text).toBe(out.text);
     // A read of one file alone counts it.
     const alone = await olive.files({ action: "read", project: name, path: "docs/a.md" });
     expect(alone.structured.changed_since, alone.text.split("\n")[0]).toMatchObject({ added: expect.any(Number), removed: expect.any(Number) });
