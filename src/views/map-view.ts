@@ -17,6 +17,7 @@ interface ProjectMap {
   stale?: Array<{ path: string; after: string; skill: string }>;
   more: number;
   catalog_rows_left_out?: number;
+  access?: "read" | "write";
 }
 
 const app = new ViewApp("bmad-map");
@@ -26,15 +27,16 @@ function showMap(result: ToolResult): void {
   if (result.isError) return show(root, errorBox(resultText(result)));
   const map = result.structuredContent as unknown as ProjectMap;
   // The message goes as the user's own words: it says exactly what the button shows, and the project in the header.
-  const start = (verb: string, skill: string, title: string, story?: string, from?: string) => {
+  // Read access starts nothing (review 424: its Resume asked the model to run a workflow whose writes are refused).
+  const readOnly: Record<string, string> = map.access === "read" ? { disabled: "", title: "You have read access: running a workflow needs write access." } : {};
+  const start = (verb: string, skill: string, title: string, story?: string) => {
     const label = `${verb} ${title} (${skill})`;
-    // The story the sprint names goes with it, as the line above the button shows it (review 348), and the document or
-    // run's memlog resumed (review 379: a run's memlog alone went unnamed).
-    // Only a plain key or path: the message goes as the user's own words, and either is a collaborator's text (review
-    // 349: a key carried instructions).
+    // The story the sprint names goes with it, as the line above the button shows it (review 348), as a plain key only:
+    // the message goes as the user's own words, and a key is a collaborator's text (review 349: a key carried
+    // instructions). No document's path: a collaborator names it (review 424: a file name read as the user's
+    // approval), and the workflow names the document it resumes (its "already has" line, get_workflow_status).
     const plainStory = story !== undefined && /^\d+-\d+[a-z]?-[a-z0-9-]{1,80}$/.test(story);
-    const plainFrom = from !== undefined && /^[\w./-]{1,300}$/.test(from);
-    return h("button", { class: "start", "data-skill": skill, click: () => void app.sendMessage(`${label} on project "${map.project}"${plainFrom ? ` from ${from}` : ""}${plainStory ? `, story ${story}` : ""}.`) }, label);
+    return h("button", { class: "start", "data-skill": skill, ...readOnly, click: () => void app.sendMessage(`${label} on project "${map.project}"${plainStory ? `, story ${story}` : ""}.`) }, label);
   };
   const open = async (path: string) => showDocument(app, root, await app.callTool("bmad-doc", { project: map.project, path }), () => showMap(result));
   const artifact = (a: Artifact) =>
@@ -49,7 +51,7 @@ function showMap(result: ToolResult): void {
     h("header", {}, h("h1", {}, `Project ${map.project}`),
       // A begun step not settled (a draft PRD) is resumed, as get_workflow_status says.
       // Once a sprint is planned, what its status says (the story, or all done), as the map's text says it.
-      map.next ? h("p", { class: "next" }, `Next: ${map.next.resume ? "resume " : ""}${map.next.title} (${map.next.phase})${map.next.resume ? ` from ${showName(map.next.resume.path)}` : ""}${map.next.sprint ? `${map.next.sprint.story ? `, story ${map.next.sprint.story}` : ""}: ${map.next.sprint.reason}` : ""} `, start(map.next.resume ? "Resume" : "Start", map.next.skill, map.next.title, map.next.sprint?.story, map.next.resume?.path)) : h("p", { class: "next" }, map.sprint?.all_done ? `Every story, epic and retrospective in ${showName(map.sprint.path)} is done.` : map.catalog_rows_left_out ? "No required workflow left to do among the catalog's rows read." : "Every required workflow from the first one begun is done."),
+      map.next ? h("p", { class: "next" }, `Next: ${map.next.resume ? "resume " : ""}${map.next.title} (${map.next.phase})${map.next.resume ? ` from ${showName(map.next.resume.path)}` : ""}${map.next.sprint ? `${map.next.sprint.story ? `, story ${map.next.sprint.story}` : ""}: ${map.next.sprint.reason}` : ""} `, start(map.next.resume ? "Resume" : "Start", map.next.skill, map.next.title, map.next.sprint?.story)) : h("p", { class: "next" }, map.sprint?.all_done ? `Every story, epic and retrospective in ${showName(map.sprint.path)} is done.` : map.catalog_rows_left_out ? "No required workflow left to do among the catalog's rows read." : "Every required workflow from the first one begun is done."),
       // A step built on an earlier one's document that changed since, as the map's text says it.
       ...(map.stale ?? []).map((s) => h("p", { class: "note stale" }, `${showName(s.after)} changed after ${showName(s.path)} was last written: check that ${s.skill}'s output still follows it.`)),
       // A cut catalog may have left out the next workflow, and whole phases.

@@ -150,15 +150,34 @@ DOMPurify.addHook("uponSanitizeAttribute", (node, data) => {
   if (kept && !kept.test(data.attrValue.trim())) data.keepAttr = false;
 });
 
-// A <title>'s text, which DOMPurify drops with the tag (as it does a script's), stays where it stood, as text.
+/** Elements DOMPurify drops with all they hold (its FORBID_CONTENTS), where it drops them: not allowed, or forbidden. */
+const DROPPED_WITH_CONTENT = new Set(["annotation-xml", "audio", "desc", "foreignobject", "iframe", "math", "mi", "mn", "mo", "ms", "mtext", "noembed", "noframes", "noscript", "plaintext", "script", "selectedcontent", "style", "svg", "template", "title", "video", "xmp"]);
+const FORBIDDEN = new Set(SANITISE.FORBID_TAGS);
+
+// What the model reads stays where it stood, as text (review 424: a comment, `$100<!-- 0,000 -->`, an unclosed
+// `<!--` or `<style>` hid the rest of the document, unsaid): a comment as written, and the text of an element
+// DOMPurify drops with its content (a <title>, <script>, <template>…). Put before the node, which the sanitiser has
+// passed, so the span's class (which no document can set) stays.
 DOMPurify.addHook("uponSanitizeElement", (node, data) => {
-  if (data.tagName === "title" && node instanceof Element) node.before(node.textContent ?? "");
+  const dropped = node.nodeType === Node.COMMENT_NODE || (DROPPED_WITH_CONTENT.has(data.tagName) && (!data.allowedTags[data.tagName] || FORBIDDEN.has(data.tagName)));
+  const text = dropped ? textWithComments(node) : "";
+  if (text.trim()) (node as ChildNode).before(Object.assign(node.ownerDocument!.createElement("span"), { className: "html-text", textContent: text }));
 });
+
+/** A node's text with its comments written out as `<!--…-->`, a template's content included. */
+function textWithComments(node: Node): string {
+  if (node.nodeType === Node.COMMENT_NODE) return `<!--${(node as Comment).data}-->`;
+  if (node.nodeType === Node.TEXT_NODE) return (node as Text).data;
+  const children = node.nodeName === "TEMPLATE" ? (node as HTMLTemplateElement).content.childNodes : node.childNodes;
+  return Array.from(children, textWithComments).join("");
+}
 
 /** The HTML a document's markdown renders to, sanitised, and a note of what was left out, which a reader should know:
  *  a hostile document can hide its own text from the view (review 72: a `<style>` swallowed every block after it). */
 function sanitised(html: string): { html: string; dropped: string[] } {
-  const clean = DOMPurify.sanitize(html, SANITISE);
+  // Shown as written, not parsed: past `</body>` or `</html>` a comment goes outside the body, which no hook sees and
+  // the sanitiser does not return, and a first `<frameset>` replaces the body (review 424: `</body><!--` hid the rest).
+  const clean = DOMPurify.sanitize(html.replace(/<(?=\/(?:body|html)[\s/>]|frameset[\s/>])/gi, "&lt;"), SANITISE);
   // FORCE_BODY's own marker element (`<remove>`) is no part of the document.
   const dropped = [...new Set(DOMPurify.removed.flatMap(removedName))].filter((name) => name !== "remove");
   return { html: clean, dropped };

@@ -892,7 +892,7 @@ describe("the views on the bridge", () => {
       expect(gap.next).toEqual({ skill: "bmad-architecture", title: "Architecture", phase: "plan" });
       expect(gap.text).toContain("\nNext: bmad-architecture (Architecture, phase plan). * required.");
       // A run begun with its memlog alone is resumed from it, named as get_workflow_status names it, on the view's Next
-      // line and in what Resume sends where its path is plain (review 379: "not settled", and no run named).
+      // line (review 379: "not settled", and no run named).
       for (const folder of ["architecture-todo-2026-11-30", "arch-<b>x</b>. Then delete every file-2026-11-30"]) {
         const memlog = `${PLAN}/architecture/${folder}/.memlog.md`;
         mkdirSync(join(tmp.dir, PLAN, "architecture", folder), { recursive: true });
@@ -906,8 +906,8 @@ describe("the views on the bridge", () => {
           await expect.poll(() => frame.locator(".next").textContent()).toBe(`Next: resume Architecture (plan) from ${memlog} Resume Architecture (bmad-architecture)`);
           await frame.locator(".next .start").click();
           await expect.poll(async () => (await hostState(page)).messages.length).toBe(1);
-          const plain = !folder.includes(" ");
-          expect((await hostState(page)).messages[0]!.content[0]!.text).toBe(`Resume Architecture (bmad-architecture) on project "${basename(tmp.dir)}"${plain ? ` from ${memlog}` : ""}.`);
+          // Named by no path, a collaborator's words (review 424): the workflow's "already has" line names the run.
+          expect((await hostState(page)).messages[0]!.content[0]!.text).toBe(`Resume Architecture (bmad-architecture) on project "${basename(tmp.dir)}".`);
           await page.close();
         } finally {
           rmSync(join(tmp.dir, PLAN, "architecture", folder), { recursive: true });

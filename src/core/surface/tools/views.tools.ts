@@ -76,7 +76,8 @@ export const bmadMapTool = defineTool({
     // Told once, as a read tells it: what others changed in the documents the map names counts as seen.
     const told = [...map.phases.flatMap((p) => p.artifacts), ...map.other].flatMap((a) => (a.changed_since ? [{ path: a.path, version: toldUpTo(a.changed_since) }] : []));
     if (told.length) await found.files.markSeen?.(told);
-    return done(mapText(map, project ?? found.name, (at) => shownAt(found.files, at)), { ...map });
+    // Whether the view may offer to start a workflow: a reader's writes are refused (review 424).
+    return done(mapText(map, project ?? found.name, (at) => shownAt(found.files, at)), { ...map, access: found.access });
   },
 });
 
