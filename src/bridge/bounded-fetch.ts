@@ -2,6 +2,7 @@
 // sign-in): the body is streamed and cut off past a byte cap, so a hostile server cannot make the bridge hold an
 // answer of any size (one 400 MiB answer took a pull, or the long-lived proxy, to 2.1 GB: review 27).
 import { MIB } from "../core/workspace/limits.js";
+import { streamText } from "../core/workspace/paths.js";
 
 /** The most one answer may hold. The largest a bmad-mcp server sends carries one workspace file (at most 1 MiB) once,
  *  in a JSON string: 6 MiB when every byte is escaped (`\u0001`); a listing of 1,000 paths or a proxied prompt is far
@@ -14,10 +15,11 @@ const MAX_ERROR_BYTES = 64 * 1024;
 const REMOTE_TEXT_CHARS = 1000;
 
 /** Text a remote sent, cut to what a message shows, on one line: its line breaks are shown as escapes, or a failed
- *  pull's message could end in forged success lines (review 31). */
+ *  pull's message could end in forged success lines (review 31), and so are the characters a terminal acts on or
+ *  shows as nothing, as in a script's output (review 423: a proxied error's ESC, OSC 52 and BEL reached the model). */
 export function remoteText(text: string): string {
   const cut = text.length > REMOTE_TEXT_CHARS ? `${text.slice(0, REMOTE_TEXT_CHARS)}… (cut)` : text;
-  return cut.replace(/\r?\n/g, "\\n").replace(/\t/g, "\\t");
+  return streamText(cut).replace(/\r?\n/g, "\\n").replace(/\t/g, "\\t");
 }
 
 /** `base` (the platform's fetch) with every answer's body cut off, as an error naming the cap, past `maxBytes`. */

@@ -8,8 +8,7 @@ import { SERVER_INFO } from "../core/surface/server-info.js";
 import { CredentialsBusyError, type FileOAuthProvider } from "./credentials.js";
 import { type LoopbackCallback, SignInError } from "./loopback-callback.js";
 import { remoteText } from "./bounded-fetch.js";
-
-const CONNECT_WAIT_MS = 3000;
+import { BriefConnection } from "./brief-connection.js";
 
 type Link = Result<{ client: Client }>;
 
@@ -32,20 +31,31 @@ function schemaErrorAsSentence(url: URL, error: unknown): unknown {
 }
 
 export class RemoteLink {
-  private client?: Client;
-  private connecting?: Promise<void>;
+  private readonly plain = new BriefConnection(
+    () => this.connect(),
+    (error) => void (this.reason = this.failed(error)),
+  );
+  /** A second client that declares the user can be asked, for calls from a client that can (current). */
+  private readonly asking = new BriefConnection(
+    async () => {
+      const client = bridgeClient(true);
+      await client.connect(this.transport());
+      return client;
+    },
+    (error) => void this.lost(error),
+  );
   /** The one browser sign-in being waited for (the callback answers one waiter). */
   private signingIn?: Promise<void>;
-  private reason = "not connected yet";
-  /** A second client that declares the user can be asked, for calls from a client that can (current). */
-  private asking?: Promise<Client>;
+  private reason: string;
 
   constructor(
     private readonly url: URL,
     private readonly provider: FileOAuthProvider,
     private readonly callback: LoopbackCallback,
     private readonly log: (m: string) => void,
-  ) {}
+  ) {
+    this.reason = `${url.href} has not answered yet`;
+  }
 
   /** A transport to the remote, signing in with the saved credentials. */
   private transport(): StreamableHTTPClientTransport {
@@ -55,33 +65,14 @@ export class RemoteLink {
   /** A connected client, or why there is none; waits briefly, never for the user. `asks`: for a call from a client
    *  that can ask its user, one that says so to the remote (signed in as the other, once that is). */
   async current(asks = false): Promise<Link> {
-    const plain = await this.plain();
-    if (!asks || !plain.ok) return plain;
-    this.asking ??= (async () => {
-      const client = bridgeClient(true);
-      await client.connect(this.transport());
-      return client;
-    })();
-    try {
-      return { ok: true, client: await this.asking };
-    } catch (error) {
-      return { ok: false, error: this.lost(error) };
-    }
-  }
-
-  private async plain(): Promise<Link> {
-    if (this.client) return { ok: true, client: this.client };
-    this.connecting ??= this.connect()
-      .catch((e: unknown) => void (this.reason = this.failed(e)))
-      .finally(() => (this.connecting = undefined));
-    await Promise.race([this.connecting, new Promise((r) => setTimeout(r, CONNECT_WAIT_MS))]);
-    return this.client ? { ok: true, client: this.client } : { ok: false, error: this.reason };
+    const plain = await this.plain.current();
+    const client = plain && asks ? await this.asking.current() : plain;
+    return client ? { ok: true, client } : { ok: false, error: this.reason };
   }
 
   /** A connected client for a command the user runs and watches (pull, push): waits as long as sign-in takes. */
-  async connected(): Promise<Client> {
-    if (!this.client) await this.connect();
-    return this.client!;
+  connected(): Promise<Client> {
+    return this.connect();
   }
 
   /** Why a connection failed, as the proxy's answers say it, and on stderr too, where the browser's tab says to look
@@ -101,8 +92,8 @@ export class RemoteLink {
 
   /** After a request failed: forget the connection so the next call reconnects (and signs in again). */
   lost(error: unknown): string {
-    this.client = undefined;
-    this.asking = undefined;
+    this.plain.forget();
+    this.asking.forget();
     if (error instanceof UnauthorizedError) {
       // The SDK sent the user to sign in (an expired sign-in, or a call that needs bmad:write when the sign-in
       // allowed bmad:read): wait for the browser in the background, so the next call has the new tokens.
@@ -118,7 +109,7 @@ export class RemoteLink {
     return this.reason;
   }
 
-  private async connect(): Promise<void> {
+  private async connect(): Promise<Client> {
     const attempt = async () => {
       const transport = this.transport();
       const client = bridgeClient(false);
@@ -126,11 +117,11 @@ export class RemoteLink {
       return client;
     };
     try {
-      this.client = await attempt();
+      return await attempt();
     } catch (error) {
       if (!(error instanceof UnauthorizedError)) throw schemaErrorAsSentence(this.url, error);
       await this.signIn();
-      this.client = await attempt();
+      return await attempt();
     }
   }
 

@@ -1,7 +1,7 @@
 // --remote: the bridge proxies the remote server's content and state tools, runs the file-system tools and a skill's
 // render for this folder locally, and falls back to the local bundle for content (saying so) when the remote cannot
 // be reached.
-import { Client, ProtocolError as ClientProtocolError } from "@modelcontextprotocol/client";
+import { Client, ProtocolError as ClientProtocolError, type RequestOptions } from "@modelcontextprotocol/client";
 import { InMemoryTransport, ProtocolError, ProtocolErrorCode, Server } from "@modelcontextprotocol/server";
 import { RESOURCES_DIRECTORY_READ_METHOD, SKILLS_EXTENSION_ID, SKILLS_GET_METHOD, SKILLS_LIST_METHOD } from "@modelcontextprotocol/server/ext/skills";
 import * as z from "zod";
@@ -30,6 +30,10 @@ const METHODS = ["tools/list", "tools/call", "prompts/list", "prompts/get", "res
 /** The skills extension's methods: checked by the server that answers them; passed through here as they are. */
 const SKILL_METHODS = [SKILLS_LIST_METHOD, SKILLS_GET_METHOD, RESOURCES_DIRECTORY_READ_METHOD];
 const anyObject = z.looseObject({});
+/** How long a request other than a tool call waits for the remote before the local bundle answers it: a list or a read
+ *  the remote answers in well under a second, and one held until the SDK's 60 s timeout held a place of --http's
+ *  (review 423). A tool call may take its time there (a session's step, a write), and is not cut short. */
+const PROXIED_WAIT_MS = 10_000;
 
 /** The bridge's server in remote mode: same methods as buildServer, answered by the remote first. */
 export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost">, deps: SurfaceDeps, toolsets: ToolsetName[]): Promise<Server> {
@@ -51,20 +55,22 @@ export async function buildProxyServer(link: Pick<RemoteLink, "current" | "lost"
     // means a workspace on the remote, where it goes (review 189: the remote's render for "acme" said to run its lines
     // with "project": "acme", and this folder refused them).
     if (tool && (LOCAL_TOOLS.has(tool) || RENDER_TOOLS.has(tool))) {
-      if (!namesWorkspace(deps, params)) return (await send(local, method, params, signal)) as never;
+      if (!namesWorkspace(deps, params)) return (await send(local, method, params, { signal })) as never;
       const held = secretSent(params);
       if (held) return { content: [{ type: "text", text: held }], isError: true } as never;
     }
     // A prompt the remote lists that this folder's BMAD lacks is the remote's to render.
     if (method === "prompts/get" && !argumentNamesWorkspace(deps, params)) {
-      const here = await send(local, method, params, signal).catch(() => undefined);
+      const here = await send(local, method, params, { signal }).catch(() => undefined);
       if (here) return here as never;
     }
     let reason: string;
     const remote = await link.current(asks && method === "tools/call");
     if (remote.ok) {
       try {
-        const answered = (await send(remote.client, method, params, undefined, asks && method === "tools/call")) as { content?: unknown[]; isError?: boolean };
+        // `allowInputRequired`: the remote's input_required comes back as it is, for this proxy's server to put to its own client.
+        const options = tool ? { allowInputRequired: asks } : { timeout: PROXIED_WAIT_MS };
+        const answered = (await send(remote.client, method, params, options)) as { content?: unknown[]; isError?: boolean };
         const note = tool === TOOL.bmadProject && !answered.isError ? sameNameNote(deps, params) : undefined;
         return (note ? { ...answered, content: [...(answered.content ?? []), { type: "text", text: note }] } : answered) as never;
       } catch (error) {
@@ -151,9 +157,7 @@ function secretSent(params: Record<string, unknown> | undefined): string | undef
 }
 
 /** Spec methods get the SDK's own result checks; the skills methods pass through as the server sent them. */
-function send(client: Client, method: string, params: Record<string, unknown> | undefined, signal?: AbortSignal, questions = false): Promise<unknown> {
-  // `questions`: the remote's input_required comes back as it is, for this proxy's server to put to its own client.
-  const options = signal || questions ? { ...(signal ? { signal } : {}), ...(questions ? { allowInputRequired: true } : {}) } : undefined;
+function send(client: Client, method: string, params: Record<string, unknown> | undefined, options?: RequestOptions): Promise<unknown> {
   if ((SKILL_METHODS as string[]).includes(method)) return client.request({ method, params }, anyObject, options);
   return client.request({ method: method as (typeof METHODS)[number], params }, options);
 }

@@ -134,8 +134,8 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
     if (problem) fail(problem);
     let link: Pick<InstanceType<typeof RemoteLink>, "current" | "lost">;
     if (token !== undefined) {
-      link = new TokenLink(remote, token.trim());
-      void link.current().then((l) => !l.ok && warn(l.error)); // connect right away
+      link = new TokenLink(remote, token.trim(), warn);
+      void link.current(); // connect right away; the link says on stderr why it could not
     } else {
       const callback = new LoopbackCallback();
       await callback.start();

@@ -4,6 +4,7 @@ import { SdkErrorCode, SdkHttpError, StreamableHTTPClientTransport, type Client 
 import { bridgeClient } from "./remote-link.js";
 import type { Result } from "../core/result.js";
 import { boundedFetch, remoteText } from "./bounded-fetch.js";
+import { BriefConnection } from "./brief-connection.js";
 import { TOKEN_ENV } from "./token-env.js";
 
 export { TOKEN_ENV } from "./token-env.js";
@@ -30,29 +31,38 @@ export async function tokenClient(url: URL, token: string, variable: string, ask
   return client;
 }
 
-/** The --remote proxy's link when a token is given: connects with it alone (no browser, nothing saved), and after
- *  a failed request connects again on the next call. */
+/** The --remote proxy's link when a token is given: connects with it alone (no browser, nothing saved), waiting as
+ *  briefly as the browser's link does, and after a failed request connects again on the next call. */
 export class TokenLink {
-  /** By whether it declares the user can be asked (RemoteLink.current). */
-  private readonly clients = new Map<boolean, Promise<Client>>();
+  private readonly plain: BriefConnection<Client>;
+  /** One that declares the user can be asked (RemoteLink.current). */
+  private readonly asking: BriefConnection<Client>;
+  private reason: string;
 
-  constructor(private readonly url: URL, private readonly token: string) {}
-
-  async current(asks = false): Promise<Result<{ client: Client }>> {
-    let client = this.clients.get(asks);
-    if (!client) this.clients.set(asks, (client = tokenClient(this.url, this.token, TOKEN_ENV, asks)));
-    try {
-      return { ok: true, client: await client };
-    } catch (error) {
-      return { ok: false, error: this.lost(error) };
-    }
+  constructor(
+    private readonly url: URL,
+    token: string,
+    private readonly log: (m: string) => void,
+  ) {
+    const connection = (asks: boolean) => new BriefConnection(() => tokenClient(url, token, TOKEN_ENV, asks), (error) => void this.lost(error));
+    this.plain = connection(false);
+    this.asking = connection(true);
+    this.reason = `${url.href} has not answered yet`;
   }
 
-  /** Why a request failed, as the proxy says it; the next call connects again. */
+  async current(asks = false): Promise<Result<{ client: Client }>> {
+    const client = await (asks ? this.asking : this.plain).current();
+    return client ? { ok: true, client } : { ok: false, error: this.reason };
+  }
+
+  /** Why a request failed, as the proxy says it and on stderr; the next call connects again. */
   lost(error: unknown): string {
-    this.clients.clear();
+    this.plain.forget();
+    this.asking.forget();
     const message = remoteText((error as Error).message);
     // tokenClient's own refusals name the variable: the server answered, and said no.
-    return message.includes(TOKEN_ENV) ? `${this.url.href} cannot be used: ${message}` : `${this.url.href} is unreachable (${message})`;
+    this.reason = message.includes(TOKEN_ENV) ? `${this.url.href} cannot be used: ${message}` : `${this.url.href} is unreachable (${message})`;
+    this.log(this.reason);
+    return this.reason;
   }
 }

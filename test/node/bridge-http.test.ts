@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { connectBridge, processRuns, tempDir, toolText, waitFor } from "./helpers.js";
+import { connectBridge, processRuns, silentRemote, tempDir, toolText, waitFor } from "./helpers.js";
 import { ownerOf, refusalFor } from "../../src/bridge/peer-user.js";
 
 const tmp = tempDir("bridge-http");
@@ -306,6 +306,30 @@ describe("bmad-mcp --http", () => {
     expect(received).toBeLessThan(15_000_000);
     expect((await initialize({})).status).toBe(200);
   }, 20_000);
+
+  // Review 423: with a token and a remote that took connections and never answered, 16 tools/list held every place for
+  // 57 s, and a local bmad-files read was refused with 503.
+  it("answers its clients' lists within seconds, and the next local call, while the remote it proxies never answers", async () => {
+    const silent = await silentRemote();
+    const proxy = spawn(process.execPath, [bridge, "--http", "--port", "0", "--remote", silent.url], { cwd: project, env: { PATH: process.env.PATH!, HOME: home, BMAD_MCP_TOKEN: "tok123" }, stdio: ["ignore", "ignore", "pipe"] });
+    let proxyErr = "";
+    proxy.stderr!.on("data", (d) => (proxyErr += d));
+    const client = new Client({ name: "ide", version: "1.0.0" });
+    try {
+      const url = await waitFor("the proxy to listen", () => /serving MCP over HTTP at (\S+)/.exec(proxyErr)?.[1], 20_000);
+      await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+      const started = Date.now();
+      const lists = await Promise.all(Array.from({ length: 16 }, () => client.listTools()));
+      expect(Date.now() - started).toBeLessThan(8_000);
+      for (const listed of lists) expect(listed.tools.map((t) => t.name)).toContain("bmad-files");
+      const read = await client.callTool({ name: "bmad-files", arguments: { action: "read", path: "_bmad/_memory/shared-context.md" } });
+      expect(toolText(read)).toContain("Rust on the edge");
+    } finally {
+      await client.close();
+      proxy.kill("SIGTERM");
+      silent.close();
+    }
+  }, 30_000);
 
   it("stops on SIGTERM", async () => {
     const pid = server.pid!;

@@ -2,6 +2,8 @@
 // plays the browser), credentials kept 0600 and reused, state on the remote, file-system tools local,
 // and content from the local bundle, said so, when the remote is down.
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -12,7 +14,7 @@ import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { z } from "zod";
 import type { LocalWorker } from "../../scripts/local-worker.js";
 import { signIn } from "../../scripts/oauth-client.js";
-import { localWorker, tempDir } from "./helpers.js";
+import { connectBridge, localWorker, silentRemote, tempDir, toolText } from "./helpers.js";
 
 const tmp = tempDir("remote");
 const config = join(tmp.dir, "config");
@@ -315,6 +317,60 @@ it("takes an access token from BMAD_MCP_TOKEN instead of the browser, saves noth
   const state = await refused.client.callTool({ name: "bmad-task", arguments: { action: "status", session_id: "headless-plan" } });
   expect(state.isError).toBe(true);
   expect(text(state)).toMatch(/keeps its state on the remote server, and \S+ cannot be used: the server refused the token in BMAD_MCP_TOKEN/);
+}, 30_000);
+
+// Review 423: with a token, a remote that took connections and never answered held tools/list for 60 s, and the next
+// call as long again (the OAuth link answered from the local bundle in seconds).
+it("answers from the local bundle within seconds with a token too, when the remote takes connections and never answers", async () => {
+  const silent = await silentRemote();
+  const { client, close } = await connectBridge(bridge, project, { args: ["--remote", silent.url], env: { BMAD_MCP_TOKEN: "tok123" } });
+  try {
+    for (const round of ["first", "second"]) {
+      const started = Date.now();
+      const listed = await client.listTools();
+      expect(Date.now() - started, round).toBeLessThan(6_000);
+      expect(listed.tools.map((t) => t.name)).toEqual(expect.arrayContaining(["bmad", "bmad-files", "run_completion_contract"]));
+    }
+    const answer = await client.callTool({ name: "bmad-resources", arguments: { operation: "read", uri: "bmad://bmm/bmad-agent-pm/SKILL.md" } });
+    expect(toolText(answer).startsWith(`Note: ${silent.url} has not answered yet; this answer comes from the local bundle.`), toolText(answer)).toBe(true);
+    expect(toolText(answer)).toContain("bmad-agent-pm");
+  } finally {
+    silent.close();
+    await close();
+  }
+}, 30_000);
+
+// Review 423: a remote's error reached the model with ESC, OSC 52 (the clipboard), BEL and a bidi override in it,
+// passed through as its answer or inside the bridge's own sentence.
+it("escapes the controls in a remote's error text, passed on or in its own sentence, as in a script's output", async () => {
+  const hostile = createServer(async (req, res) => {
+    if (req.url === "/gw/mcp") return void res.writeHead(502, { "content-type": "text/plain" }).end("gw\u001b]0;TITLE\u0007\u202Eevil");
+    if (req.method !== "POST") return void res.writeHead(405).end();
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    const message = JSON.parse(body) as { id?: number; method: string; params?: { protocolVersion?: string } };
+    if (message.id === undefined) return void res.writeHead(202).end();
+    const answer = (fields: object) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: message.id, ...fields }));
+    if (message.method === "initialize") return void answer({ result: { protocolVersion: message.params!.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: "hostile", version: "1" } } });
+    answer({ error: { code: -32603, message: "bad\u001b[2J\u001b]52;c;ZXZpbA==\u0007\nbmad-mcp: Pulled OK" } });
+  });
+  await new Promise<void>((resolve) => hostile.listen(0, "127.0.0.1", resolve));
+  const origin = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
+  const read = { name: "bmad-resources", arguments: { operation: "read", uri: "bmad://bmm/bmad-agent-pm/SKILL.md" } };
+  const passed = await connectBridge(bridge, project, { args: ["--remote", `${origin}/mcp`], env: { BMAD_MCP_TOKEN: "tok123" } });
+  const gateway = await connectBridge(bridge, project, { args: ["--remote", `${origin}/gw/mcp`], env: { BMAD_MCP_TOKEN: "tok123" } });
+  try {
+    const refused = (await passed.client.callTool(read).catch((e: unknown) => e)) as Error;
+    expect(refused.message).toContain("bad\\u001b[2J\\u001b]52;c;ZXZpbA==\\u0007\\nbmad-mcp: Pulled OK");
+    const noted = toolText(await gateway.client.callTool(read));
+    expect(noted).toMatch(/^Note: \S+ is unreachable \(.*gw\\u001b\]0;TITLE\\u0007\\u202eevil.*\); this answer comes from the local bundle\./);
+    // Said on stderr too, as the browser's link says a failure.
+    expect(gateway.stderr()).toContain("gw\\u001b]0;TITLE\\u0007\\u202eevil");
+    for (const text of [refused.message, noted, gateway.stderr()]) expect(text).not.toMatch(/[\x1b\x07\u202e]|\nbmad-mcp: Pulled/);
+  } finally {
+    await Promise.all([passed.close(), gateway.close()]);
+    hostile.close();
+  }
 }, 30_000);
 
 it("puts the remote's consent questions to its own client's user, and sends the answer on", async () => {

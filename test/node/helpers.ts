@@ -3,6 +3,7 @@
 import { execFile, spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -186,6 +187,23 @@ export async function connectBridge(
 /** A tool result's text blocks, joined. */
 export function toolText(result: unknown): string {
   return ((result as { content?: Array<{ text?: string }> }).content ?? []).map((c) => c.text ?? "").join("\n");
+}
+
+/** A remote that takes connections and never answers a byte (a hung server, a proxy that lost its upstream); `url`
+ *  is its /mcp endpoint. */
+export async function silentRemote(): Promise<{ url: string; close: () => void }> {
+  const held = new Set<Socket>();
+  const server = createServer((socket) => {
+    held.add(socket);
+    socket.on("error", () => {});
+    socket.on("close", () => held.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const close = () => {
+    for (const socket of held) socket.destroy();
+    server.close();
+  };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, close };
 }
 
 /** Whether a process still runs (a zombie waiting for its parent to reap it counts as gone). */
