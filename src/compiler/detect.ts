@@ -3,6 +3,7 @@ import { readClassicInstalled, readClassicSource } from "./classic";
 import { readSkillsInstalled, readSkillsSource } from "./skills";
 import { MODULE_NAME, type ReadContext, recordFiles, type TreeContent, type TreeRecord } from "./types";
 import { checkBundlePath } from "../core/catalog/paths";
+import { showName } from "../core/lines";
 import { readV4 } from "./v4";
 
 export const EVIDENCE = [
@@ -28,9 +29,10 @@ export function readTree(ctx: ReadContext, said: readonly string[] = []): TreeCo
 }
 
 /** Only what a bundle path can name: each file's path, and each record's entry, files and module, plain parts (no
- *  `.`, `..`, empty or absolute) and a module of one word. Every layout's reader builds paths from what the tree
- *  says (a module.yaml `code`, a manifest's columns), and a path that left the bundle was written out of the bridge's
- *  cache on the next run of a script (review 35: `code: "a/b/../../../../home/u"` wrote `.bashrc`). */
+ *  `.`, `..`, empty or absolute, no control or format character) and a module of one word. Every layout's reader
+ *  builds paths from what the tree says (a module.yaml `code`, a manifest's columns), and a path that left the bundle
+ *  was written out of the bridge's cache on the next run of a script (review 35: `code: "a/b/../../../../home/u"`
+ *  wrote `.bashrc`). */
 function servable(content: TreeContent, warn: (message: string) => void): TreeContent {
   const bad = (path: string) => !checkBundlePath(path).ok;
   const badModule = (name: string) => !MODULE_NAME.test(name) || name === "." || name === "..";
@@ -40,7 +42,15 @@ function servable(content: TreeContent, warn: (message: string) => void): TreeCo
   for (const r of records) r.files = r.files.filter((f) => content.files.has(f));
   const modules = content.modules.filter((m) => !badModule(m.name));
   const refused = dropped.length + content.records.length - records.length + content.modules.length - modules.length;
-  if (refused) warn(`Skipped ${refused} files, records or modules whose paths or module names no bundle path can hold (only plain parts, no "." or ".."), e.g. ${JSON.stringify((dropped[0] ?? content.records.find((r) => !records.includes(r))?.entry ?? content.modules.find((m) => !modules.includes(m))?.name ?? "").slice(0, 120))}.`);
+  if (refused) {
+    // The first one named, with why (review 422: a name with ESC was said to have "." or ".." parts).
+    const record = content.records.find((r) => !records.includes(r));
+    const path = dropped[0] ?? (record && !badModule(record.module) ? record.entry : undefined);
+    const checked = path === undefined ? undefined : checkBundlePath(path);
+    const example = path ?? record?.module ?? content.modules.find((m) => !modules.includes(m))?.name ?? "";
+    const why = checked === undefined ? 'a module\'s name is one word of letters, digits, ".", "_" and "-"' : checked.ok ? "its file is not served" : checked.error;
+    warn(`Skipped ${refused} files, records or modules whose paths or module names no bundle path can hold, e.g. ${JSON.stringify(showName(example).slice(0, 120))}: ${why}`);
+  }
   const config: TreeContent["config"] = Object.create(null);
   for (const [name, values] of Object.entries(content.config)) if (!badModule(name)) config[name] = values;
   return { ...content, records, modules, config };

@@ -5,6 +5,7 @@ import type { Tree } from "./files";
 import { mimeFor } from "../core/workspace/paths";
 import { bodyAfterFrontmatter } from "../core/markdown";
 import { PLAIN_SKILL_NAME } from "../core/catalog/names";
+import { UNSHOWABLE } from "../core/lines";
 import { findAcronyms } from "../core/catalog/search";
 import type { TreeContent } from "./types";
 import { bmadHelpCsv, helpCatalogLines, helpRowsLeftOut } from "../core/workspace/installer-manifests";
@@ -130,18 +131,18 @@ export function assemble(built: BuiltSource[], options: { indexLater?: boolean; 
 export const MAX_TREE_RECORDS = 2_000;
 /** The Skills extension's limit on a SKILL.md's frontmatter description (the Agent Skills rule the SDK checks). */
 const SKILL_DESCRIPTION_MAX = 1024;
-/** Control and format characters (ESC, U+202E): a name with one would reach clients as a slash command that reads as
- *  another, or drives a terminal (review 59). */
-const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
-/** A tree's records that may be served: none whose name or module holds an unshowable character, no skill whose name
- *  is not plain (PLAIN_SKILL_NAME), and the first MAX_TREE_RECORDS; what is left out is said (`warn`). */
+/** A tree's records that may be served: none whose name or module holds an unshowable character, none whose name holds
+ *  "/", no skill whose name is not plain (PLAIN_SKILL_NAME), and the first MAX_TREE_RECORDS; what is left out is said
+ *  (`warn`). */
 function admitted<T extends { name: string; module: string; skill?: boolean; displayName?: string; title?: string; description?: string }>(records: T[], warn: (w: string) => void): T[] {
   // A name is a slash command in a client: one word of at most 100 characters (review 87: 3,076 with spaces).
   const showable = records.filter((r) => !UNSHOWABLE.test(r.name) && !UNSHOWABLE.test(r.module) && !/\s/.test(r.name) && r.name.length <= 100);
   if (showable.length < records.length) warn(`${records.length - showable.length} agents or workflows left out: their names hold control or format characters or spaces, or are longer than 100 characters.`);
-  const pathy = new Set(showable.filter((r) => r.skill && !PLAIN_SKILL_NAME.test(r.name)));
-  if (pathy.size) warn(`${pathy.size} skills left out: ${[...pathy].slice(0, 5).map((r) => JSON.stringify(r.name.slice(0, 60))).join(", ")}${pathy.size > 5 ? ", …" : ""}. A skill's name is letters, digits, "-", "_" and "." (not ".."), as BMAD's are: rename it in its SKILL.md.`);
+  // No name holds "/", which qualifies a name by its module: a classic row named `bmm/prd` was served as BMAD's bmm/prd
+  // (review 422).
+  const pathy = new Set(showable.filter((r) => r.name.includes("/") || (r.skill && !PLAIN_SKILL_NAME.test(r.name))));
+  if (pathy.size) warn(`${pathy.size} agents, workflows or skills left out: ${[...pathy].slice(0, 5).map((r) => JSON.stringify(r.name.slice(0, 60))).join(", ")}${pathy.size > 5 ? ", …" : ""}. A name holds no "/" (module/name is how one is qualified), and a skill's is letters, digits, "-", "_" and "." (not ".."), as BMAD's are: rename it in its SKILL.md or manifest row.`);
   const named = showable.filter((r) => !pathy.has(r));
   if (named.length > MAX_TREE_RECORDS) warn(`${named.length - MAX_TREE_RECORDS} agents and workflows left out: a tree gives at most ${MAX_TREE_RECORDS}.`);
   // skills/list gives a SKILL.md's frontmatter verbatim (the extension's spec), so a description past its limit is
@@ -159,8 +160,9 @@ function admitted<T extends { name: string; module: string; skill?: boolean; dis
   }));
 }
 
+const UNSHOWABLE_RUNS = new RegExp(`${UNSHOWABLE.source}+`, "gu");
 /** A listing's field: its control, format and line-separating characters as spaces, cut to `max` characters. */
-export const oneLine = (text: string, max: number): string => [...text.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, " ")].slice(0, max).join("");
+export const oneLine = (text: string, max: number): string => [...text.replace(UNSHOWABLE_RUNS, " ")].slice(0, max).join("");
 
 export const HELP_CATALOG = "_config/bmad-help.csv";
 

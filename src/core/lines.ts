@@ -28,6 +28,10 @@ function showCode(c: string): string {
   return `⟦U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, "0")}⟧`;
 }
 
+/** Control, format and line-separating characters: a record's name or a bundle path holding one would reach clients as a
+ *  name that reads as another (`readme\u202Edm.exe.md`) or breaks its line, or drives a terminal (reviews 59 and 422). */
+export const UNSHOWABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
 /** Characters that show as nothing and take no place on a line: format characters (\p{Cf}: zero-width spaces and
  *  joiners, bidi marks, the soft hyphen, tags) and every default-ignorable code point (the Hangul fillers, the combining
  *  grapheme joiner, variation selectors). Dropped where text is judged or names compared as read (review 325). */

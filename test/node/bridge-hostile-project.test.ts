@@ -225,6 +225,28 @@ describe("what a project's BMAD tree skips", () => {
   });
 });
 
+// Review 422: a 6.12 tree's readme\u202Edm.exe.md and a\u0085b\u2028c.md were listed by resources/list as they are, and
+// a name with ESC was skipped as having "." or ".." parts.
+describe("a BMAD tree's file names that are not one line", () => {
+  it("are left out of the bundle, said with why", async () => {
+    const dir = project("unshowable-names");
+    const planted = ["Esc\u001b[31mred.md", "a\u0085b\u2028c.md", "readme\u202edm.exe.md"];
+    for (const name of planted) writeFileSync(join(dir, "_bmad/bmm", name), "x\n");
+    const { client } = await start(dir);
+    const uris: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listResources(cursor === undefined ? {} : { cursor });
+      uris.push(...page.resources.map((r) => `${r.uri} ${r.name}`));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(uris.some((u) => u.includes("bmad://bmm/config.yaml"))).toBe(true);
+    expect(uris.filter((u) => /Esc|dm\.exe|%1B|%C2%85|%E2%80%A8|%E2%80%AE|[\u0085\u2028\u202e\u001b]/.test(u))).toEqual([]);
+    const listed = toolText(await call(client, "bmad", { command: "" }));
+    expect(listed).toContain(`Skipped 3 files, records or modules whose paths or module names no bundle path can hold, e.g. "bmm/Esc⟦U+001B⟧[31mred.md": Path holds ⟦U+001B⟧, a control, format or line-separating character: a listing would show it as another name or break its line.`);
+  });
+});
+
 describe("names a cloned repository brings", () => {
   it("lists no file whose name is not one line, only their count: no listing's line breaks, and no tool reads it anyway (reviews 81, 413)", async () => {
     const { dir, client } = await sharedProject();

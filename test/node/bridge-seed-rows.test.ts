@@ -59,7 +59,8 @@ describe("a 6.12 project, --toolsets default,proxy,agents --path bmad-core", () 
     const context = "Create a PRD for a task management app";
     const out = await call(TOOL.bmadWorkflow, { workflow: "prd", context });
     expect(out.isError, out.text).toBe(false);
-    expect(out.text).toMatch(/^# BMAD workflow: bmm\/prd /);
+    // The project's copy wins over BMAD's embedded one, and says so here as the bmad tool does (review 422).
+    expect(out.text).toMatch(/^Resolved bmm\/bmad-prd from project \(priority 1, [^)]*\)\. Also available: bmm\/bmad-prd from package \(priority 5, [^)]*\)\.\n\n# BMAD workflow: bmm\/prd /);
     expect(out.text).toContain("\nOrigin: project (priority 1, ");
     expect(out.text).toContain(`## Context\n${context}`);
     expect((await call(TOOL.bmadWorkflow, { workflow: "*prd" })).text).not.toContain("## Context");

@@ -1,5 +1,5 @@
 // Classic v6 (6.0.4 source and installed), v4 (4.44.3 installed and package) and a v6-alpha fixture.
-import { cpSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBundle } from "../../src/compiler/build";
@@ -43,6 +43,29 @@ describe("classic v6", () => {
     const { manifest } = await buildBundle({ sources: [copy], includeDefault: false, warn: (w) => warnings.push(w) });
     expect(manifest.records.filter((r) => r.kind === "workflow")).toHaveLength(lines.length - 1);
     expect(warnings).toContainEqual(expect.stringMatching(/^Skipped 5000 repeated rows of the manifests in .*_config: each names a record already read\.$/));
+  });
+
+  // Review 422: rows naming `bmm/pm` and `bmm/prd` in another module were served as BMAD's bmm/pm and bmm/prd (listed,
+  // loaded by those names, prompts bmad-bmm/pm and bmad-bmm/prd), with no word.
+  it("installed: leaves out a row whose name holds \"/\", naming it", async () => {
+    const copy = join(tmp.dir, "classic-slashed");
+    cpSync(classic, copy, { recursive: true });
+    const add = (manifestFile: string, values: Record<string, string>) => {
+      const path = join(copy, "_bmad/_config", manifestFile);
+      const text = readFileSync(path, "utf8");
+      const header = text.split("\n")[0]!.split(",").map((c) => c.replace(/"/g, ""));
+      writeFileSync(path, `${text.trimEnd()}\n${header.map((c) => `"${values[c] ?? "x"}"`).join(",")}\n`);
+    };
+    mkdirSync(join(copy, "_bmad/x/agents"), { recursive: true });
+    mkdirSync(join(copy, "_bmad/x/workflows/prd"), { recursive: true });
+    writeFileSync(join(copy, "_bmad/x/agents/pm.md"), "# Evil PM\n");
+    writeFileSync(join(copy, "_bmad/x/workflows/prd/workflow.md"), "# Evil PRD\n");
+    add("agent-manifest.csv", { name: "bmm/pm", displayName: "John", title: "Product Manager", module: "x", path: "_bmad/x/agents/pm.md" });
+    add("workflow-manifest.csv", { name: "bmm/prd", description: "Evil PRD", module: "x", path: "_bmad/x/workflows/prd/workflow.md" });
+    const { manifest } = await only(copy);
+    expect(manifest.records.filter((r) => r.name.includes("/"))).toEqual([]);
+    expect(manifest.records.find((r) => r.kind === "agent" && r.name === "pm")).toMatchObject({ module: "bmm", entry: "bmm/agents/pm.md" });
+    expect(manifest.warnings).toContain(`classic-slashed: 2 agents, workflows or skills left out: "bmm/pm", "bmm/prd". A name holds no "/" (module/name is how one is qualified), and a skill's is letters, digits, "-", "_" and "." (not ".."), as BMAD's are: rename it in its SKILL.md or manifest row.`);
   });
 
   it("source: agents from *.agent.yaml, workflows, core tasks", async () => {

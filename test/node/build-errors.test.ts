@@ -102,7 +102,7 @@ describe("build errors", () => {
     expect(result.manifest.records.map((r) => r.name)).toEqual(["acme-lint.v2"]);
     // After the five "calls itself …, not its folder's name" (s0 to s4).
     expect(result.manifest.warnings).toHaveLength(6);
-    expect(result.manifest.warnings!.at(-1)).toBe(`pathy-names: 4 skills left out: "a/../../b", "x?uri=bmad://../../etc", "acme..up", ".". A skill's name is letters, digits, "-", "_" and "." (not ".."), as BMAD's are: rename it in its SKILL.md.`);
+    expect(result.manifest.warnings!.at(-1)).toBe(`pathy-names: 4 agents, workflows or skills left out: "a/../../b", "x?uri=bmad://../../etc", "acme..up", ".". A name holds no "/" (module/name is how one is qualified), and a skill's is letters, digits, "-", "_" and "." (not ".."), as BMAD's are: rename it in its SKILL.md or manifest row.`);
   });
 
   it("warns about a malformed manifest CSV and keeps the other manifests", async () => {

@@ -86,7 +86,8 @@ const userBmad = join(userHome, ".bmad");
 const project = join(tmp.dir, "project");
 /** A tree whose manifest and folders disagree: a row without its file, an agent and a workflow without rows. */
 const drift = join(tmp.dir, "drift/bmad");
-/** A custom module's source whose agent shares its short name with BMAD's bmm/analyst. */
+/** A custom module's source whose agent shares its short name with BMAD's bmm/analyst, and another's workflow with
+ *  BMAD's bmm/prd. */
 const custom = join(tmp.dir, "mod1");
 
 beforeAll(async () => {
@@ -102,6 +103,8 @@ beforeAll(async () => {
   tree(custom, {
     "src/aaa/module.yaml": "code: aaa\n",
     "src/aaa/bmad-agent-analyst/SKILL.md": "---\nname: bmad-agent-analyst\ndescription: Analyses the aaa way.\n---\n# AAA analyst\n",
+    "src/evil/module.yaml": "code: evil\n",
+    "src/evil/bmad-prd/SKILL.md": "---\nname: bmad-prd\ndescription: Writes the evil PRD.\n---\n# EVIL-PRD\n",
   });
   const bundleDir = join(tmp.dir, "bundle");
   await buildBundle({ sources: [`project=${project}`, `cli=${custom}`, `user=${userBmad}`, `env=${drift}`], outDir: bundleDir });
@@ -147,17 +150,32 @@ describe("seed-shaped roots", () => {
 });
 
 // Review 134: a custom module's bmad-agent-analyst took `analyst` from bmm/analyst, and the answer named nothing else.
+// Review 422: its bmad-prd took `prd` from bmm/bmad-prd, said by the bmad tool alone: bmad-workflow, prompts/get and
+// bmad://workflows/ served it with no word, BMAD's prompt went to bmad-bmm-prd, and the instructions said nothing.
 describe("a custom module's record of a name BMAD's modules have", () => {
+  const ANALYST = /^Resolved aaa\/bmad-agent-analyst from cli \(priority 2, mod1\)\. Also available: bmm\/analyst from package\.\n\n# BMAD agent: aaa\/analyst\b/;
+  const PRD = /^Resolved evil\/bmad-prd from cli \(priority 2, mod1\)\. Also available: bmm\/prd from package\.\n\n# BMAD workflow: evil\/prd\b[^]*EVIL-PRD/;
+  const TAKEN = `2 of BMAD's short names load another module's record, which wins by priority: "analyst" loads aaa/bmad-agent-analyst from cli, BMAD's is bmm/analyst; "prd" loads evil/bmad-prd from cli, BMAD's is bmm/prd.`;
   const namesake = async (client: Client) => {
-    expect(await bmad(client, "analyst")).toMatch(/^Resolved aaa\/bmad-agent-analyst from cli \(priority 2, mod1\)\. Also available: bmm\/analyst from package\.\n/);
-    // Asked for by module, it is the one: nothing else named (its Origin line says where from), and the first answer is
-    // not kept for this one.
-    expect(await bmad(client, "aaa/analyst")).toMatch(/^# BMAD agent: aaa\/analyst\b[^]*?\nOrigin: cli \(priority 2, mod1\)\./);
-    expect(await bmad(client, "analyst")).toMatch(/^Resolved aaa\/bmad-agent-analyst .*\. Also available: bmm\/analyst from package\.\n/);
+    expect(client.getInstructions()).toContain(TAKEN);
+    // The list says it too (and, on the bridge, is the first answer, so the next are not headed with it).
+    expect(await bmad(client, "")).toContain(TAKEN);
+    // By any name it is rendered by, it says what else there is.
+    expect(await bmad(client, "analyst")).toMatch(ANALYST);
+    expect(await bmad(client, "aaa/analyst")).toMatch(ANALYST);
+    expect(await bmad(client, "analyst")).toMatch(ANALYST);
     expect(await bmad(client, "bmm/analyst")).toMatch(/^# BMAD agent: bmm\/analyst\b[^]*?\nOrigin: package \(priority 5, bmad-method@6\.12\.0\)\./);
+    expect(await bmad(client, "*prd")).toMatch(PRD);
+    expect(toolText(await client.callTool({ name: TOOL.bmadWorkflow, arguments: { workflow: "bmad-prd" } }))).toMatch(PRD);
+    const prompt = await client.getPrompt({ name: "bmad-prd" });
+    expect((prompt.messages[0]!.content as { text: string }).text).toMatch(PRD);
+    const resource = await client.readResource({ uri: "bmad://workflows/bmad-prd" });
+    expect((resource.contents[0] as { text: string }).text).toMatch(PRD);
+    const bmads = await client.readResource({ uri: "bmad://workflows/bmm/prd" });
+    expect((bmads.contents[0] as { text: string }).text).toMatch(/^# BMAD workflow: bmm\/prd\b[^]*?\nOrigin: package /);
   };
 
-  it("wins by priority and names the others, on both doors", async () => {
+  it("wins by priority and names the others wherever it is rendered, on both doors, and the instructions say it", async () => {
     const { client } = await bridgeWith({ args: ["--path", custom] });
     await namesake(client);
     await namesake(remote!);

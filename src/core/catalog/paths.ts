@@ -1,4 +1,5 @@
 // Bundle paths and bmad:// URIs. Anything that could leave the bundle is refused, never normalised.
+import { showName, UNSHOWABLE } from "../lines.js";
 import type { Result } from "../result.js";
 
 export const BMAD_SCHEME = "bmad://";
@@ -7,11 +8,13 @@ export type PathCheck = Result<{ path: string }>;
 
 const SEGMENT_DENY = new Set(["", ".", ".."]);
 
-/** Validates a bundle-relative path: POSIX, no traversal, no absolute, no backslash, no NUL or control chars. */
+/** Validates a bundle-relative path: POSIX, no traversal, no absolute, no backslash, no control, format or
+ *  line-separating character (UNSHOWABLE, as a record's name: a listing showed `readme\u202Edm.exe.md` as it is, review 422). */
 export function checkBundlePath(raw: string): PathCheck {
   if (raw.length === 0 || raw.length > 1024) return { ok: false, error: "Path must be 1-1024 characters." };
-  // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u001f\\]/.test(raw)) return { ok: false, error: "Path contains a backslash or control character; use forward slashes." };
+  if (raw.includes("\\")) return { ok: false, error: "Path contains a backslash; use forward slashes." };
+  const unshown = UNSHOWABLE.exec(raw);
+  if (unshown) return { ok: false, error: `Path holds ${showName(unshown[0])}, a control, format or line-separating character: a listing would show it as another name or break its line.` };
   if (raw.startsWith("/") || /^[a-zA-Z]:/.test(raw)) return { ok: false, error: "Absolute paths are refused; give a path inside the bundle, e.g. bmm/bmad-prd/SKILL.md." };
   if (raw.split("/").some((s) => SEGMENT_DENY.has(s))) return { ok: false, error: "Paths with '.', '..' or empty segments are refused." };
   return { ok: true, path: raw };

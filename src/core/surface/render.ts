@@ -177,7 +177,8 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
       `${ctx.skillRoot === rootUri ? "" : `The skill's files are also ${rootUri}/…. `}Load listed files on demand with resources/read or the bmad-resources tool ({"operation": "read", "uri": "bmad://…"}).`
     : `Paths in these files are relative to bmad://${root} ({skill-root}, bare paths); {project-root} is the user's project. Load listed files on demand with resources/read or the bmad-resources tool ({"operation": "read", "uri": "bmad://…"}).`;
   const facts = workflowFacts(record);
-  const lines = [`# BMAD ${record.kind}: ${recordLabel(record)}`, "", HOW_TO[record.kind], where, `Origin: ${catalog.originLabel(record)}${facts ? `; ${facts}` : ""}.`];
+  const origin = recordOrigin(catalog, record);
+  const lines = [...(origin ? [origin, ""] : []), `# BMAD ${record.kind}: ${recordLabel(record)}`, "", HOW_TO[record.kind], where, `Origin: ${catalog.originLabel(record)}${facts ? `; ${facts}` : ""}.`];
   // A skill whose entry only hands off to render_skill.py (bmad-build) is followed from the copy that script renders:
   // its companions, inlined here, were read twice (review 77: 60 KB of steps, then the rendered ones again).
   const entryFile = catalog.file(record.entry);
@@ -317,6 +318,15 @@ export async function pickAProject(deps: SurfaceDeps, record: CatalogRecord, aga
   const head = `${recordLabel(record)} runs in a project: it reads the project's _bmad/ config and writes its files there${writes ? ` (${writes.slice(0, 300)})` : ""}.`;
   if (!projects.length) return `${head} You have no project yet: make one with ${create}, then call ${again("my-app")}. Its files as BMAD ships them: ${bmadUri(record.entry)}.`;
   return `${head} Your projects: ${projects.slice(0, 20).join(", ")}. Call ${again("<one of them>")}, or make a new one with ${create}. Its files as BMAD ships them: ${bmadUri(record.entry)}.`;
+}
+
+/** What a render of `record` heads with (originReport): the others of its module/name, and, where its short name
+ *  reaches it, the other modules' records of that name. Every door that renders it says so, whatever name it was asked
+ *  by (review 422: a custom module's bmad-prd took `prd` from bmm's, and only the bmad tool said it). */
+export function recordOrigin(catalog: Catalog, record: CatalogRecord): string {
+  const byShortName = catalog.resolve(record.kind, shortName(record));
+  const found = byShortName.ok && byShortName.record === record ? byShortName : catalog.resolve(record.kind, `${record.module}/${shortName(record)}`);
+  return found.ok && found.record === record ? originReport(catalog, found, true) : "";
 }
 
 /** Which origin won and which others were there (seed 000 transparency). `winnerSaid`: the text it heads names the

@@ -4,7 +4,7 @@ import type { RecordKind } from "../../catalog/bundle.js";
 import { shortName } from "../../catalog/names.js";
 import { TOOL } from "../names.js";
 import { done, fail } from "../outcome.js";
-import { asServed, followsBundle, keptPerBundle, originReport, pickAProject, renderRecord, renderTarget } from "../render.js";
+import { asServed, followsBundle, pickAProject, renderRecord, renderTarget } from "../render.js";
 import { forConnection } from "../runtime-block.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 import { treeWarnings } from "../tree-warnings.js";
@@ -51,11 +51,9 @@ export const bmadTool = defineTool({
     if (target && typeof target === "object" && "error" in target) return fail(target.error);
     const pick = target === "none" ? await pickAProject(deps, record, (name) => `${TOOL.bmad} again with {"command": "${trimmed}", "project": "${name}"}`) : undefined;
     if (pick) return done(pick);
-    // Kept by its origin report too, which follows the name asked for: `analyst` names the other modules' analysts,
-    // `aaa/analyst` none.
-    const origin = originReport(catalog, found, true);
-    // The project's files from earlier phases follow the project, and today's date the day: added to the kept render, never kept.
-    const served = await asServed(reader, record, target, keptPerBundle(reader, target, `${TOOL.bmad}\0${origin}\0${record.source}\0${record.entry}`, async () => `${origin ? `${origin}\n\n` : ""}${await renderRecord(reader, record, undefined, target)}`));
+    // The render says which origin won and what else there is (recordOrigin). The project's files from earlier phases
+    // follow the project, and today's date the day: added to the kept render, never kept.
+    const served = await asServed(reader, record, target, renderRecord(reader, record, undefined, target));
     return { ok: true, text: forConnection(served.text, call?.has), kept: followsBundle(target) && !served.watched };
   },
 });
