@@ -384,22 +384,6 @@ it("holds back nothing BMAD itself ships: every document and data file of bmad-m
   for (const file of shipped) expect(holdsShapedSecret(readFileSync(`node_modules/bmad-method/src/${file}`, "utf8")), file).toBe(false);
 });
 
-it("judges review 56's new shapes in linear time", () => {
-  // As a ratio, in the same run: a quarter of each input, then the whole; linear work takes about four times as long,
-  // quadratic sixteen (a wall-clock bound failed on a loaded machine, its inputs judged as fast as ever).
-  const shapes = (n: number) => ['"a":"'.repeat(n / 5), '"a'.repeat(n / 2), "a=".repeat(n / 2), "password=abc ".repeat(n / 12.5), `${"a.".repeat(n / 2)}!=x`, "\r".repeat(n), `"${"a".repeat(n)}`, `tskey-${"a-".repeat(n / 2)}`, `setx ${"a ".repeat(n / 2)}`, `\`\`\`yaml\n${"a: b\n".repeat(n / 5)}\`\`\`\n`, `<input ${"a=b ".repeat(n / 4)}>`];
-  const timed = (n: number) => {
-    const started = performance.now();
-    for (const text of shapes(n)) expect(holdsShapedSecret(text)).toBe(false);
-    return performance.now() - started;
-  };
-  timed(50_000); // warm
-  // The least of a few runs each: a loaded machine's pause in one run once made linear work read 8 times (CI).
-  const best = (n: number, runs: number) => Math.min(...Array.from({ length: runs }, () => timed(n)));
-  const quarter = best(125_000, 3);
-  expect(best(500_000, 2) / quarter).toBeLessThan(8);
-});
-
 it("parses no config or sprint file nested past any BMAD's: a planted one 100,000 levels deep cost a second each read (an eighth review)", () => {
   const deep = `core:\n  x: ${"[".repeat(100_000)}${"]".repeat(100_000)}\n`;
   const dashes = `${"- ".repeat(50_000)}x\n`;
