@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import { SERVER_INFO } from "../core/surface/server-info.js";
 import { parseToolsets, TOOLSET_NAMES } from "../core/surface/toolsets.js";
 import { writeErr, writeOut } from "./terminal.js";
+import { optionRefusal } from "./cli-options.js";
 
 const USAGE = `Usage: bmad-mcp [options]
        bmad-mcp pull|push --remote URL --project NAME [--dir DIR] [--force]   (bmad-mcp pull --help)
@@ -87,13 +88,11 @@ async function main(): Promise<void> {
     return;
   }
   let args;
+  const options = { path: { type: "string", multiple: true }, project: { type: "string" }, toolsets: { type: "string" }, remote: { type: "string" }, "git-timeout": { type: "string" }, http: { type: "boolean" }, port: { type: "string" }, "allow-project-scripts": { type: "boolean" }, "trust-install-record": { type: "boolean" }, "ignore-install-record": { type: "boolean" }, list: { type: "boolean" }, test: { type: "boolean" }, version: { type: "boolean" }, help: { type: "boolean", short: "h" } } as const;
   try {
-    args = parseArgs({
-      options: { path: { type: "string", multiple: true }, project: { type: "string" }, toolsets: { type: "string" }, remote: { type: "string" }, "git-timeout": { type: "string" }, http: { type: "boolean" }, port: { type: "string" }, "allow-project-scripts": { type: "boolean" }, "trust-install-record": { type: "boolean" }, "ignore-install-record": { type: "boolean" }, list: { type: "boolean" }, test: { type: "boolean" }, version: { type: "boolean" }, help: { type: "boolean" } },
-      strict: true,
-    }).values;
+    args = parseArgs({ options, strict: true }).values;
   } catch (error) {
-    fail(`${(error as Error).message}\n\n${USAGE}`);
+    fail(optionRefusal(error, options, "bmad-mcp --help"));
   }
   if (args.help) return void writeOut(`${USAGE}\n`);
   if (args.version) return void writeOut(`${SERVER_INFO.version}\n`);

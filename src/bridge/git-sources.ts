@@ -66,7 +66,7 @@ export function runCacheCommand(args: string[], env: NodeJS.ProcessEnv, out: (te
     return 0;
   }
   if (rest.length || (action !== "list" && action !== "clear")) {
-    err(`bmad-mcp: cache ${args.join(" ")}: expected \`cache list\` or \`cache clear\`.\n\n${CACHE_USAGE}`);
+    err(`bmad-mcp: ${["cache", ...args].join(" ")}: expected \`cache list\` or \`cache clear\`.\n\n${CACHE_USAGE}`);
     return 2;
   }
   if (action === "clear") {

@@ -21,6 +21,7 @@ import { tokenProblem } from "./token-env.js";
 import { bmadScriptsOf, type BmadScripts } from "../core/runtime/scripts.js";
 import { writeErr, writeOut } from "./terminal.js";
 import { remoteText } from "./bounded-fetch.js";
+import { optionRefusal } from "./cli-options.js";
 
 export const SYNC_USAGE = `Usage: bmad-mcp pull --remote URL --project NAME [--dir DIR] [--force]
        bmad-mcp push --remote URL --project NAME [--dir DIR] [--force [PATH...]]
@@ -69,32 +70,39 @@ async function bmadScripts(embedded: string | undefined): Promise<BmadScripts> {
 const SYNC_WAIT_MS = 10 * 60_000;
 const WAIT_NOTICE_MS = 1000;
 
+const SYNC_OPTIONS = { remote: { type: "string" }, project: { type: "string" }, dir: { type: "string" }, force: { type: "boolean" }, help: { type: "boolean", short: "h" } } as const;
+
 /** Runs the command; resolves with the exit status. */
 export async function runSyncCommand(command: "pull" | "push", argv: string[], embedded: string | undefined): Promise<number> {
-  const usageError = (message: string) => {
-    writeErr(`bmad-mcp ${command}: ${message}\n\n${SYNC_USAGE}\n`);
+  // The usage lines, not the whole help: --help gives that (review 431: 30 lines after each refusal).
+  const refused = (message: string) => {
+    writeErr(`bmad-mcp ${command}: ${message}\n\n${SYNC_USAGE.slice(0, SYNC_USAGE.indexOf("\n\n"))}\n`);
     return 2;
   };
   let args;
   let forcePaths: string[];
   try {
-    ({ values: args, positionals: forcePaths } = parseArgs({ args: argv, options: { remote: { type: "string" }, project: { type: "string" }, dir: { type: "string" }, force: { type: "boolean" }, help: { type: "boolean" } }, strict: true, allowPositionals: command === "push" }));
+    ({ values: args, positionals: forcePaths } = parseArgs({ args: argv, options: SYNC_OPTIONS, strict: true, allowPositionals: command === "push" }));
   } catch (error) {
-    return usageError((error as Error).message);
+    return refused(optionRefusal(error, SYNC_OPTIONS, `bmad-mcp ${command} --help`));
   }
-  if (forcePaths.length && !args.force) return usageError(`${forcePaths[0]}: push takes paths only after --force, for the files it sends over the remote's.`);
+  if (forcePaths.length && !args.force) return refused(`${forcePaths[0]}: push takes paths only after --force, for the files it sends over the remote's.`);
   if (args.help) return void writeOut(`${SYNC_USAGE}\n`), 0;
-  if (args.remote === undefined || args.project === undefined) return usageError("--remote and --project are required.");
+  // Each one missing named, with what it takes (review 431: "--remote and --project are required" where --project was given).
+  if (args.remote === undefined || args.project === undefined) {
+    const missing = [...(args.remote === undefined ? ["--remote URL (the server's MCP endpoint, e.g. https://host/mcp)"] : []), ...(args.project === undefined ? ["--project NAME (the workspace)"] : [])];
+    return refused(`missing ${missing.join(" and ")}.`);
+  }
   const remote = parseRemoteUrl(args.remote);
-  if (!remote.ok) return usageError(remote.error);
+  if (!remote.ok) return refused(remote.error);
   const ref = parseProjectRef(args.project);
-  if (!ref.ok) return usageError(`--project: ${ref.error}`);
+  if (!ref.ok) return refused(`--project: ${ref.error}`);
   const dir = resolve(args.dir ?? process.cwd());
   const project = args.project;
   const say = (m: string) => writeErr(`bmad-mcp: ${m}\n`);
   const token = process.env[TOKEN_ENV];
   const problem = token === undefined ? undefined : tokenProblem(token);
-  if (problem) return usageError(problem);
+  if (problem) return refused(problem);
   if (command === "pull") await mkdir(dir, { recursive: true });
   const connectAndSync = async (): Promise<number> => {
     const sync = async (client: Client, signIn: () => Promise<void>) => {

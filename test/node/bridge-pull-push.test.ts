@@ -1850,7 +1850,11 @@ it("prints its usage with --help, and refuses unknown options with it", async ()
   expect(help.stdout).toContain(".bmad-mcp/sync.json");
   const bad = await cli(["push", "--remote", "https://example.com/mcp"]);
   expect(bad.code).toBe(2);
-  expect(bad.stderr).toContain("bmad-mcp push: --remote and --project are required.");
+  // Only what is missing is named, then the usage lines, not the whole help (review 431).
+  expect(bad.stderr).toBe("bmad-mcp push: missing --project NAME (the workspace).\n\nUsage: bmad-mcp pull --remote URL --project NAME [--dir DIR] [--force]\n       bmad-mcp push --remote URL --project NAME [--dir DIR] [--force [PATH...]]\n");
+  const typo = await cli(["pull", "--remtoe", "https://example.com/mcp"]);
+  expect(typo.stderr).toMatch(/^bmad-mcp pull: Unknown option --remtoe\. Closest: --remote\b.* bmad-mcp pull --help lists the options\./);
+  expect((await cli(["pull", "-h"])).stdout).toMatch(/^Usage: bmad-mcp pull/);
   const plain = await cli(["pull", "--remote", "http://example.com/mcp", "--project", "x"]);
   expect(plain.code).toBe(2);
   expect(plain.stderr).toContain("use https");

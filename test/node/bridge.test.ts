@@ -281,6 +281,10 @@ describe("bad input and the command line", () => {
     expect(badProject.code).toBe(2);
     expect(badProject.stderr).toMatch(/--project .*nope: no such directory/);
     const flag = await run(process.execPath, [bridge, "--bogus"]).catch((e) => e);
-    expect(flag.stderr).toMatch(/Unknown option '--bogus'/);
+    expect(flag.stderr).toMatch(/^bmad-mcp: Unknown option --bogus\. Closest: [^\n]*\. bmad-mcp --help lists the options\.\n$/);
+    // A slip is named with the closest option, not followed by the whole usage (review 431); -h is --help.
+    const slip = await run(process.execPath, [bridge, "--tset"]).catch((e) => e);
+    expect(slip.stderr).toMatch(/^bmad-mcp: Unknown option --tset\. Closest: --test\b/);
+    expect((await run(process.execPath, [bridge, "-h"])).stdout).toMatch(/^Usage: bmad-mcp/);
   });
 });

@@ -130,7 +130,7 @@ describe("rendering against a workspace", () => {
     expect(blockOf((await ada.call(TOOL.bmad, { command: "*create-epics-and-stories", project })).text)).toContain(RESOLVED);
     // One SKILL.md filled in without its name, named again by a file loaded later (architecture's reviewer gate): named
     // here too (review 143: the model had to guess which inlined list it was).
-    expect(blockOf((await ada.call(TOOL.bmad, { command: "*architecture", project })).text)).toMatch(/their `\{workflow\.\*\}` values: [^\n]*finalize_reviewers = \(inlined above\)/);
+    expect(blockOf((await ada.call(TOOL.bmad, { command: "*architecture", project })).text)).toMatch(/their `\{workflow\.\*\}` values: [^\n]*finalize_reviewers = \(inlined in the skill's text\)/);
     // A short scalar SKILL.md filled in, which a file loaded later names (bmad-prd's references/validate.md): given too,
     // once (review 170: validate.md's rubric path was left to guess).
     const prdValues = /their `\{workflow\.\*\}` values: ([^\n]*)\.\n/.exec(blockOf((await ada.call(TOOL.bmad, { command: "*prd", project })).text))![1]!;
