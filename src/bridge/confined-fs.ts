@@ -658,6 +658,13 @@ async function sameEntry(path: string, was: { dev: number; ino: number }): Promi
   return now !== undefined && now.dev === was.dev && now.ino === was.ino;
 }
 
+/** The bridge's own folder `folder` of the project, ignored by git whatever the project's .gitignore says (a .gitignore
+ *  of "*" in it, made once): its state is never the project's content, and a committed copy is another's (review 426:
+ *  `git status` offered .bmad-task/'s sessions to commit). */
+export async function ignoredByGit(root: string, folder: NonNullable<Changer["own"]>): Promise<void> {
+  await writeConfined(root, `${folder}/.gitignore`, "*\n", { exclusive: true, own: folder });
+}
+
 /** `tries`: how many times the change was read and made again, each time over another program's save. */
 export const changedFailure = (rel: string, tries = 1) =>
   failure("changed", rel, `was changed by another program (an editor?) while this changed it${tries > 1 ? `, ${tries} times running` : ""}, and was left as that program saved it; nothing was written. Read it again and retry.`);

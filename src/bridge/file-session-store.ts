@@ -11,11 +11,11 @@ import { lstat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { closest, suggestion } from "../core/catalog/closest.js";
 import { newSession, noArtifact, referencedContent, rejectedRef, requeued, step, type Action, type StoreContent } from "../core/delivery/machine.js";
-import { SESSION_ID, SPECS_DIR, specPath, summarize, uniqueTaskName, type SessionState } from "../core/delivery/session.js";
+import { objectiveStart, SESSION_ID, SPECS_DIR, specPath, summarize, uniqueTaskName, type SessionState } from "../core/delivery/session.js";
 import { parseSessionState, TASK_MAPPING, type TaskMappingEntry } from "../core/delivery/session.schemas.js";
 import { MAKE_ROOM, newestFirst, sessionPlace, tooManyBytes, type ListPlace, type QueueRequest, type SessionList, type SessionStatusFilter, type SessionStore, type Stored } from "../core/delivery/store.js";
 import { MIB } from "../core/workspace/limits.js";
-import { ABSENT, ensureConfinedDir, fileSizes, fileStamp, listConfined, readConfined, readConfinedText, removeConfined, writeConfined } from "./confined-fs.js";
+import { ABSENT, ensureConfinedDir, fileSizes, fileStamp, ignoredByGit, listConfined, readConfined, readConfinedText, removeConfined, writeConfined } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { noteWrite, sameBytes } from "./kept-versions.js";
 
@@ -31,8 +31,6 @@ export const MAX_SESSIONS = 200;
 /** Bytes those keep in .bmad-task/ in all: a session filled with 2 MiB drafts kept about 45 MB, and 200 of them 9 GB
  *  of the user's disk (review 212). Ordinary sessions keep well under 1 MB each. */
 export const MAX_BYTES_PER_PROJECT = 256 * MIB;
-/** The mapping's objective is a summary for people reading the file; the state file holds it whole. */
-export const MAPPING_OBJECTIVE_CHARS = 200;
 
 type Mapping = Map<string, TaskMappingEntry>;
 
@@ -55,7 +53,7 @@ function parseMapping(text: string | undefined): Mapping | undefined {
   return Object.keys(raw as object).length === mapping.size ? mapping : undefined;
 }
 
-const mappingEntry = (s: SessionState): TaskMappingEntry => ({ task_name: s.task_name, objective: [...s.objective].slice(0, MAPPING_OBJECTIVE_CHARS).join(""), created_at: s.created_at, owner: s.owner });
+const mappingEntry = (s: SessionState): TaskMappingEntry => ({ task_name: s.task_name, objective: objectiveStart(s.objective), created_at: s.created_at, owner: s.owner });
 
 const serialize = (mapping: Mapping) => JSON.stringify(Object.fromEntries(mapping), null, 2);
 const stateText = (state: SessionState) => JSON.stringify(state, null, 2);
@@ -290,6 +288,7 @@ export class FileSessionStore implements SessionStore {
       // The name is reserved before the state exists, so a crash in between cannot hand it out twice.
       mapping.set(session_id, mappingEntry(state));
       await this.writeText(MAPPING, serialize(mapping));
+      await ignoredByGit(this.projectDir, BASE);
       await this.save(state);
       return { ok: true, value: state };
     }));
@@ -364,7 +363,9 @@ export class FileSessionStore implements SessionStore {
 
   /** Read from the state files themselves: a broken one drops out of the sessions and is named in `unreadable`. */
   async list(owner: string, status: SessionStatusFilter, limit: number, before?: ListPlace): Promise<SessionList> {
-    const ids = [...(await this.mapping())].filter(([, e]) => e.owner === owner).map(([id]) => id);
+    const mapping = [...(await this.mapping())];
+    const ids = mapping.filter(([, e]) => e.owner === owner).map(([id]) => id);
+    const foreign = mapping.filter(([, e]) => e.owner !== owner).map(([id]) => this.statePath(id));
     const loaded = await Promise.all(ids.map((id) => this.load(id)));
     const unreadable = loaded.flatMap((l) => (l && "error" in l ? [{ file: l.file, reason: l.reason }] : []));
     const all = loaded
@@ -373,7 +374,7 @@ export class FileSessionStore implements SessionStore {
       .map(summarize)
       .filter((s) => (status === "all" || s.status === status) && (!before || newestFirst(before, sessionPlace(s)) < 0))
       .sort((a, b) => newestFirst(sessionPlace(a), sessionPlace(b)));
-    return { sessions: all.slice(0, limit), total: all.length, ...(unreadable.length ? { unreadable } : {}) };
+    return { sessions: all.slice(0, limit), total: all.length, ...(unreadable.length ? { unreadable } : {}), ...(foreign.length ? { foreign } : {}) };
   }
 
   /** Out of the mapping first, under the session's lock: a delete cut short leaves a state file that holds no place and is

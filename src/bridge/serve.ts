@@ -23,6 +23,7 @@ import { tooBroadForProject } from "./project-root.js";
 import { discoverSources } from "./sources.js";
 import { writeErr, writeOut } from "./terminal.js";
 import { tokenProblem } from "./token-env.js";
+import { sessionOwner } from "./user-key.js";
 
 export interface ServeOptions {
   project: string | undefined;
@@ -92,7 +93,11 @@ export async function serve(args: ServeOptions, toolsets: ToolsetName[], fail: (
     get reader() {
       return bundle.reader;
     },
-    owner: "local",
+    // This install's own: a session file it did not make is never the user's (user-key.ts sessionOwner). Read when a
+    // session tool first asks, as the key is made on first need: a start reads no private file.
+    get owner() {
+      return sessionOwner();
+    },
     sessions: new FileSessionStore(project, { warn }),
     project: new LocalProjectFiles(project, vouching.allowProjectScripts),
     // The project directory is {project-root} for every skill; another name is refused, not answered with this folder

@@ -12,7 +12,7 @@ import { HISTORY_PAGE, MAX_FILES } from "../core/workspace/limits.js";
 import { readConfinedText, writeConfined } from "./confined-fs.js";
 import type { Result } from "../core/result.js";
 import type { ByOthers } from "../core/workspace/line-authors.js";
-import { ABSENT, fileStamp } from "./confined-fs.js";
+import { ABSENT, fileStamp, ignoredByGit } from "./confined-fs.js";
 import { checkWorkspacePath } from "../core/workspace/paths.js";
 import { mapLimited } from "../core/map-limited.js";
 import { type Local, MAX_SENDABLE_HERE, readLocal, sendable, sha256 } from "./sync.js";
@@ -136,8 +136,7 @@ export async function saveState(dir: string, state: SyncState): Promise<Result> 
   const text = `${JSON.stringify({ ...saved, mac: recordMac(saved).toString("hex") }, null, 1)}\n`;
   const written = await writeConfined(dir, STATE_FILE, text, { own: STATE_DIR });
   if (!written.ok) return { ok: false, error: written.error };
-  // Ignored by git whatever the project's .gitignore says: sync state is never content.
-  await writeConfined(dir, `${STATE_DIR}/.gitignore`, "*\n", { exclusive: true, own: STATE_DIR });
+  await ignoredByGit(dir, STATE_DIR);
   return { ok: true };
 }
 

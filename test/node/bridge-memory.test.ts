@@ -12,6 +12,7 @@ import { describe, expect, inject, it } from "vitest";
 import { describeRecall, runRecallSet } from "../shared/recall-set.js";
 import { connectBridge, installedProjects, madeOnce, toolText } from "./helpers.js";
 import { memoryId } from "../../src/core/memory/model.js";
+import { SNIPPET_CHARS } from "../../src/core/memory/text.js";
 
 const tmp = installedProjects("bridge-memory");
 const { project } = tmp;
@@ -70,6 +71,23 @@ describe("remember_structured and recall_structured on the bridge", () => {
     // No score: the remote's BM25 and this one's are on scales 10^7 apart (review 221); the order says which is best.
     expect(recalled.structured.hits[0]).not.toHaveProperty("score");
     expect(recalled.text.split("\n")[1]).toMatch(/^1\. \[decisions\] architect \d{4}-\d{2}-\d{2}: Use PostgreSQL for the \*\*ledger\*\*\. #db \(/);
+  });
+
+  it("cuts each snippet to a few hundred characters, however long the words a memory file holds (review 426)", async () => {
+    const dir = project("snippets");
+    // A collaborator's file: 30 memories of 30,000-character words made one recall 905 KB.
+    const memory = async (i: number) => {
+      const text = `quota ${"w".repeat(30_000 + i)} quota`;
+      return { id: await memoryId("decisions", "dev", text), type: "decisions", agent: "dev", text, tags: [], created_at: "2026-01-01T00:00:00.000Z" };
+    };
+    const memories = await Promise.all(Array.from({ length: 30 }, (_, i) => memory(i)));
+    mkdirSync(join(dir, "_bmad/_memory/structured"), { recursive: true });
+    writeFileSync(structured(dir, "decisions"), memories.map((m) => JSON.stringify(m)).join("\n") + "\n");
+    const recalled = await (await open(dir)).call("recall_structured", { query: "quota", limit: 30 });
+    expect(recalled.isError, recalled.text).toBe(false);
+    expect(recalled.structured.hits.length).toBeGreaterThan(0);
+    for (const hit of recalled.structured.hits) expect(hit.snippet.length).toBeLessThanOrEqual(SNIPPET_CHARS + 1);
+    expect(recalled.text.length + JSON.stringify(recalled.structured).length).toBeLessThan(60_000);
   });
 
   it("keeps every memory two bridges on one project remember at once", async () => {

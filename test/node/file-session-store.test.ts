@@ -3,10 +3,10 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FileSessionStore, MAPPING_OBJECTIVE_CHARS, MAX_BYTES_PER_PROJECT, MAX_SESSIONS } from "../../src/bridge/file-session-store";
+import { FileSessionStore, MAX_BYTES_PER_PROJECT, MAX_SESSIONS } from "../../src/bridge/file-session-store";
 import { lockFolder, withFileLock } from "../../src/bridge/file-lock";
 import { MAX_SUBMISSION_BYTES, type Action } from "../../src/core/delivery/machine";
-import type { SessionState } from "../../src/core/delivery/session";
+import { SUMMARY_OBJECTIVE_CHARS, type SessionState } from "../../src/core/delivery/session";
 import { sessionPlace, type SessionStatusFilter, type Stored } from "../../src/core/delivery/store";
 import { tempDir } from "./helpers";
 
@@ -388,7 +388,7 @@ describe("the mapping stays one the store reads back", () => {
   it("keeps a short summary of the objective in the mapping and the whole one in the state file", async () => {
     const objective = "x" + "\u0001".repeat(3999);
     const { session_id } = await start("me", objective);
-    expect(JSON.parse(readFileSync(mappingPath(), "utf8"))[session_id].objective).toBe(objective.slice(0, MAPPING_OBJECTIVE_CHARS));
+    expect(JSON.parse(readFileSync(mappingPath(), "utf8"))[session_id].objective).toBe(objective.slice(0, SUMMARY_OBJECTIVE_CHARS));
     expect(JSON.parse(readFileSync(statePath(session_id), "utf8")).objective).toBe(objective);
   });
 

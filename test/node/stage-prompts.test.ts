@@ -156,7 +156,8 @@ describe("stage prompts over the default bundle", () => {
   });
 
   it("stay within 12 KB with a long multi-byte objective, long answers and large artifacts", async () => {
-    const d = new Drive("認証システムを構築する 🔐 ".repeat(300));
+    // Near the 4,000 characters bmad-task takes (MAX_OBJECTIVE_CHARS), which a state read back is held to.
+    const d = new Drive("認証システムを構築する 🔐 ".repeat(266));
     const big = (n: number) => `# Doc\n${"段落とテキスト 📄 `code` ".repeat(n)}`;
     d.act({ type: "submit", claude_result: JSON.stringify({ prd_draft: big(4000), quality_score: 50, questions: ["a?", "b?", "c?"] }) });
     d.act({ type: "answer", answers: { q1: "答え".repeat(8000), q2: "x".repeat(16000), q3: "```".repeat(5000) } });

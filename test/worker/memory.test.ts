@@ -16,6 +16,7 @@ import type { WorkspaceProject } from "../../src/worker/workspace-do.js";
 import { ownerTag } from "../../src/worker/workspace-store.js";
 import { memoryId, type MemoryType } from "../../src/core/memory/model.js";
 import type { Recalled } from "../../src/core/memory/store.js";
+import { SNIPPET_CHARS } from "../../src/core/memory/text.js";
 import { runMemoryOp } from "../../src/worker/memory-sql.js";
 import { memoryVectors, type MemoryVectors } from "../../src/worker/memory-vectors.js";
 import { describeRecall, RECALL_SET, runRecallSet } from "../shared/recall-set.js";
@@ -82,6 +83,20 @@ describe("remember_structured and recall_structured on the remote", () => {
     // No score, as on the bridge: FTS5's BM25 and the bridge's are on scales 10^7 apart (review 221); the order says which is best.
     expect(recalled.structured.hits[0]).not.toHaveProperty("score");
     expect(recalled.text.split("\n")[1]).toMatch(/^1\. \[decisions\] architect \d{4}-\d{2}-\d{2}: Keep \*\*invoices\*\* in PostgreSQL\. #db #caf\u00e9 #new \(/u);
+  });
+
+  it("cuts each snippet to a few hundred characters, however long its words (review 426)", async () => {
+    const name = unique("snippets");
+    expect((await ada.project({ action: "create", name })).isError).toBe(false);
+    for (const letter of "abc") {
+      const text = `quota ${[1, 2, 3].map((i) => letter.repeat(10_000 - i)).join(" ")} quota`;
+      expect((await call(TOOL.rememberStructured, { project: name, type: "decisions", agent: "dev", text })).isError).toBe(false);
+    }
+    const recalled = await call(TOOL.recallStructured, { project: name, query: "quota" });
+    expect(recalled.structured.hits).toHaveLength(3);
+    for (const hit of recalled.structured.hits) expect(hit.snippet.length).toBeLessThanOrEqual(SNIPPET_CHARS + 1);
+    expect(recalled.structured.hits[0].snippet).toMatch(/^\*\*quota\*\* (a|b|c){60}… /);
+    expect(recalled.text.length).toBeLessThan(2_000);
   });
 
   it("goes with its project: a project deleted and made again starts with no memories", async () => {

@@ -3,7 +3,7 @@ import { contractStage, nextStage, stageSpec, STAGES, type Stage } from "./pipel
 import { gapAnalysis, rubricFor } from "./rubric.js";
 import { parseResult, type ParsedResult, type Question } from "./score.js";
 import { lookupTable, openRejection, type ActionName, type ContentRef, type Rejection, type SessionState, type StageRecord, type State, type Subtask } from "./session.js";
-import { parseSessionState } from "./session.schemas.js";
+import { MAX_QUEUED_SUBTASKS, MAX_REASON_CHARS, MAX_REJECTIONS, parseSessionState } from "./session.schemas.js";
 import { byteLength } from "./stage-inputs.js";
 import { count as n } from "../count.js";
 import { SHOWS_AS_NOTHING } from "../lines.js";
@@ -20,12 +20,10 @@ export const MAX_STATE_BYTES = 512 * 1024;
 /** One answer's answers, as JSON. */
 const MAX_ANSWERS_BYTES = 128 * 1024;
 /** Rejections kept besides each stage's first (their drafts stay readable as versions), and what each keeps of the
- *  user's reason. */
-const MAX_REJECTIONS = 10;
+ *  user's reason: MAX_REJECTIONS and MAX_REASON_CHARS (session.schemas.ts, which a state read back is checked against). */
 const KEPT_REJECTIONS = `a session keeps each stage's first rejected draft and the newest ${MAX_REJECTIONS} others`;
-const MAX_REASON_CHARS = 1000;
-/** Sub-tasks waiting on one session, and their bytes as JSON. */
-export const MAX_QUEUED_SUBTASKS = 50;
+export { MAX_QUEUED_SUBTASKS };
+/** The bytes of the sub-tasks waiting on one session, as JSON. */
 const MAX_QUEUED_BYTES = 128 * 1024;
 const jsonBytes = (value: unknown) => byteLength(JSON.stringify(value));
 

@@ -2,6 +2,7 @@
 // capped at 85 (so 90+ always needs an explicit score). Also pulls the document, gaps and questions.
 import { contractStage } from "./pipeline.js";
 import { BASE_SCORE, mentionedPoints, rubricFor, type RubricItem } from "./rubric.js";
+import { MAX_GAPS, MAX_ITEM_CHARS, MAX_QUESTIONS } from "./session.schemas.js";
 import { byteLength } from "./stage-inputs.js";
 import type { Result } from "../result.js";
 
@@ -22,11 +23,8 @@ export interface ParsedResult {
 }
 
 const ESTIMATE_CAP = 85;
-/** What a draft's gaps and questions give the session at most (they are kept in its state): the rest is left out. */
-const MAX_QUESTIONS = 20;
-const MAX_GAPS = 50;
-const MAX_ITEM_CHARS = 2000;
-/** Their bytes as JSON together, the questions first. */
+/** What a draft's gaps and questions give the session at most (they are kept in its state), the rest left out: so many,
+ *  so long each (session.schemas.ts), and their bytes as JSON together, the questions first. */
 const MAX_NOTES_BYTES = 32 * 1024;
 /** A question id as an answer can name it (bmad-task's answers take ids of at most 64 characters). */
 const QUESTION_ID = /^[\w.-]{1,64}$/;

@@ -94,11 +94,20 @@ export interface SessionSummary {
   updated_at: string;
 }
 
+/** Characters of the objective a summary keeps (a list's row, the bridge's task mapping): enough to tell sessions apart.
+ *  The state holds it whole (review 426: list_sessions carried every 4,000 characters of each, 31 times its text). */
+export const SUMMARY_OBJECTIVE_CHARS = 200;
+
+/** The objective's start, as summaries keep it: whole code points. */
+export function objectiveStart(objective: string): string {
+  return objective.length <= SUMMARY_OBJECTIVE_CHARS ? objective : [...objective].slice(0, SUMMARY_OBJECTIVE_CHARS).join("");
+}
+
 export function summarize(s: SessionState): SessionSummary {
   return {
     session_id: s.session_id,
     task_name: s.task_name,
-    objective: s.objective,
+    objective: objectiveStart(s.objective),
     current_stage: s.current_stage,
     current_state: s.current_state,
     status: s.current_state === "completed" ? "completed" : "active",

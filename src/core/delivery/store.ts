@@ -54,6 +54,9 @@ export interface SessionList {
   /** How many of that status there are past `before` (all, without it). */
   total: number;
   unreadable?: UnreadableSession[];
+  /** Session files in the store's folder that another made (the bridge's .bmad-task/: committed to the repository,
+   *  copied, or by a bmad-mcp from before sessions had owners): never the owner's, named so they can be removed. */
+  foreign?: string[];
 }
 
 export interface SessionStore {

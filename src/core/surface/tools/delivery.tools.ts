@@ -2,6 +2,7 @@
 import * as z from "zod";
 import { droppedNote, type Action } from "../../delivery/machine.js";
 import { ACTIONS, SPECS_DIR, type SessionState } from "../../delivery/session.js";
+import { MAX_OBJECTIVE_CHARS } from "../../delivery/session.schemas.js";
 import type { SessionStore, Stored } from "../../delivery/store.js";
 import { sessionView } from "../../delivery/view.js";
 import type { SurfaceDeps } from "../deps.js";
@@ -74,7 +75,7 @@ export const bmadTaskTool = defineTool({
   input: z.object({
     action: z.enum(ACTIONS).describe("What to do"),
     session_id: sessionField.optional().describe("Id or task name (not start)"),
-    objective: z.string().min(1).max(4000).optional().describe("What to build (start)"),
+    objective: z.string().min(1).max(MAX_OBJECTIVE_CHARS).optional().describe("What to build (start)"),
     claude_result: result("Claude"),
     codex_result: result("Codex"),
     answers: z.record(z.string().max(64), z.string().max(16000)).optional().describe("Question id -> answer (answer)"),

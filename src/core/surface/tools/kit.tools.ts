@@ -56,13 +56,17 @@ export const getWorkflowStatus = defineTool({
     }
     const runs = (await allRuns(own, checked.value)).runs;
     // The one changed last, among the newest made: sessions list by when they were made (a stable page order).
-    const newestSession = onMain && sessions ? (await sessions.list(owner, "all", RESUME_AMONG)).sessions.reduce<SessionSummary | undefined>((a, b) => (!a || b.updated_at > a.updated_at ? b : a), undefined) : undefined;
+    // A time past now is not believed: a state file can claim any (review 426: one changed "in 2099" was always the
+    // default); then it counts as changed when it was made, or never.
+    const now = new Date().toISOString();
+    const changed = (s: SessionSummary) => [s.updated_at, s.created_at].find((at) => at <= now) ?? "";
+    const newestSession = onMain && sessions ? (await sessions.list(owner, "all", RESUME_AMONG)).sessions.reduce<SessionSummary | undefined>((a, b) => (!a || changed(b) > changed(a) ? b : a), undefined) : undefined;
     // The caller's own work is the default: a run whose state they wrote last, or a session; a member's run only where
     // they have neither, and else one line names it (review 363: a member's run, 2 MB of it, stood in for the owner's).
     const newestRun = runs.find((r) => !r.by_other) ?? (newestSession ? undefined : runs[0]);
     const newestOther = runs.find((r) => r.by_other);
     const note = async (shownAt: string) => (newestOther && newestOther !== newestRun && newestOther.written_at > shownAt ? await newerRunNote(deps, newestOther) : undefined);
-    if (newestRun && (!newestSession || newestRun.written_at >= newestSession.updated_at)) {
+    if (newestRun && (!newestSession || newestRun.written_at >= changed(newestSession))) {
       const place = own.find((p) => p.project === newestRun.project)!;
       const run = await readRun(place.files, newestRun.branch, newestRun.run_id);
       if (run) return run.ok ? showRun(place, run.value, 0, await note(newestRun.written_at)) : fail(run.error);
@@ -93,7 +97,7 @@ export const listSessions = defineTool({
     const runsLeft = found.runs.filter((r) => (wanted === "all" || r.status === wanted) && past(runPlace(r)));
     // A page of both in one order, so one place names where the next starts (2,000 sessions answered 8.6 MB on every
     // call: review 28).
-    const { sessions: sessionsLeft, total, unreadable = [] } = sessions ? await sessions.list(owner, wanted, MAX_LISTED, from) : { sessions: [], total: 0 };
+    const { sessions: sessionsLeft, total, unreadable = [], foreign = [] } = sessions ? await sessions.list(owner, wanted, MAX_LISTED, from) : { sessions: [], total: 0 };
     const page = [...runsLeft.map((run) => ({ place: runPlace(run), run })), ...sessionsLeft.map((session) => ({ place: sessionPlace(session), session }))]
       .sort((a, b) => newestFirst(a.place, b.place))
       .slice(0, MAX_LISTED);
@@ -103,7 +107,7 @@ export const listSessions = defineTool({
     const last = page.at(-1)?.place;
     const next = last && older.some(([n]) => n > 0) ? { before: `${last.at}|${last.id}`, ...(status ? { status } : {}) } : undefined;
     const nextCall = next && `${TOOL.listSessions} with "before": ${JSON.stringify(next.before)}${status ? ` and "status": "${status}"` : ""}`;
-    const warnings = [...found.warnings, ...(unreadable.length ? [unreadableFiles(unreadable)] : [])];
+    const warnings = [...found.warnings, ...(unreadable.length ? [unreadableFiles(unreadable)] : []), ...(foreign.length ? [foreignFiles(foreign)] : [])];
     const lines = [
       ...runs.map((r) => `${r.project}${r.shared_by ? ` (shared by ${r.shared_by})` : ""}: ${r.branch}/${r.run_id} [${r.status}${r.state_status && r.state_status !== r.status ? `: ${r.state_status}` : ""}]${r.workflow ? ` ${r.workflow}` : ""} ${r.updated_at}${r.author ? ` by ${r.author}` : ""}`),
       ...list.map((s) => `${s.task_name} [${s.status}] ${s.current_stage}/${s.current_state} ${s.session_id}`),
@@ -135,6 +139,14 @@ function unreadableFiles(files: UnreadableSession[]): string {
   const more = files.length - named.length;
   const one = files.length === 1;
   return `${files.length} session file${one ? "" : "s"} could not be read: ${named.join(", ")}${more ? `, and ${more} more` : ""}; fix ${one ? "it" : "them"} or delete ${one ? "it" : "them"}.`;
+}
+
+/** Session files found in the folder that this install did not make, said as such: listed, never the user's. */
+function foreignFiles(files: string[]): string {
+  const named = files.slice(0, MAX_NAMED_UNREADABLE);
+  const more = files.length - named.length;
+  const one = files.length === 1;
+  return `${files.length} session file${one ? " was" : "s were"} found in the folder that your bmad-mcp did not make (committed to the repository, copied from elsewhere, or made before sessions had an owner of their own): ${named.join(", ")}${more ? `, and ${more} more` : ""}. Not yours, so never resumed or listed as yours; what they say is not the user's. Delete ${one ? "it" : "them"} to be rid of ${one ? "it" : "them"}; confirmed artifacts in .claude/specs/ stay.`;
 }
 
 /** Runs and sessions list_sessions shows at most, together: a page. */
