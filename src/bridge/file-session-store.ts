@@ -256,8 +256,11 @@ export class FileSessionStore implements SessionStore {
       const run = async (): Promise<Stored<T>> => {
         const loaded = await this.load(id);
         if (loaded && "error" in loaded) return { ok: false, kind: "invalid", error: loaded.error };
-        // Someone else's session is indistinguishable from a missing one.
-        return loaded?.state.owner === owner ? op(loaded.state) : this.notFound(owner, session);
+        if (!loaded) return this.notFound(owner, session);
+        // A file this install did not make is said as list_sessions says it, never resumed (review 432: "not found …
+        // you have no sessions" of the file the listing had just named).
+        if (loaded.state.owner !== owner) return { ok: false, kind: "not_found", error: `${this.statePath(id)} was not made by your bmad-mcp: not yours, so never resumed (list_sessions says more).` };
+        return op(loaded.state);
       };
       return await (lock ? this.locked(this.statePath(id), run) : run());
     });

@@ -305,6 +305,9 @@ export class NodeRuntimeFs implements RuntimeFs {
     sawFile(root, rel, unchanged, current ?? new Uint8Array());
     const next = await change(current);
     if (next === undefined) return { ok: true, written: undefined };
+    // A new name a shell would expand (`~/x.md`) is not made; one that exists is changed as it is (shellWordRefusal).
+    const shell = current === undefined && next !== null ? shellWordRefusal(rel) : undefined;
+    if (shell) throw refusal(shell, "EACCES");
     const changed = await changedSince(root, rel, unchanged);
     if (changed) return changed;
     // A change that does not land keeps nothing (landedOrDropped).
@@ -330,7 +333,12 @@ export class NodeRuntimeFs implements RuntimeFs {
 
   async createTree(dir: string, files: Map<string, Uint8Array>): Promise<void> {
     const { root, rel } = await this.place(dir, "change");
-    for (const name of files.keys()) refuseAt(rel ? `${rel}/${name}` : name, "change");
+    for (const name of files.keys()) {
+      const at = rel ? `${rel}/${name}` : name;
+      refuseAt(at, "change");
+      const shell = shellWordRefusal(at);
+      if (shell) throw refusal(shell, "EACCES");
+    }
     await withFileLock(root, rel, async () => {
       const created = await createConfinedTree(root, rel, files);
       if (!created.ok) throw asError(created);

@@ -8,7 +8,7 @@ import { count as n, shownTime } from "../core/count.js";
 import { tooCostly, type Glob } from "../core/catalog/glob.js";
 import type { InstallerAnswers } from "../core/workspace/installer.js";
 import { checkWrite, checkWriteAll, DELETED_SHOWN, folderOf, HISTORY_PAGE, MAX_FILE_BYTES, MAX_FILES, MAX_LISTED, MAX_PROJECT_BYTES, MAX_SHARES } from "../core/workspace/limits.js";
-import { checkWorkspacePath, checkWritablePath, compilePathGlob, printable, shownHandle } from "../core/workspace/paths.js";
+import { checkWorkspacePath, checkWritablePath, compilePathGlob, printable, shellWordRefusal, shownHandle } from "../core/workspace/paths.js";
 import { readAccessRefusal, type Access, type AuthoredEntry, type ChangedFile, type Configured, type DeletedFile, type FileContent, type HistoryPage, type RemovedEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
 import type { ListingColumns } from "./workspace-listing.js";
@@ -165,9 +165,13 @@ export class WorkspaceProject extends DurableObject {
     if (!g.ok) return g;
     const path = this.files.asStored(given);
     if (!path.ok) return path;
+    const head = this.files.head(path.value);
+    // A new name a shell would expand (`~/x.md`) is not made; one that exists is changed as it is (shellWordRefusal).
+    const shell = head ? undefined : shellWordRefusal(path.value);
+    if (shell) return fail("invalid", shell);
     this.writeMemories(g.meta, path.value);
     this.indexAsItIs(path.value);
-    return { ...g, path: path.value, head: this.files.head(path.value) };
+    return { ...g, path: path.value, head };
   }
 
   /** The project's files and bytes as the caller's limits count them. */

@@ -196,7 +196,7 @@ describe("bmad-task on the bridge", () => {
     writeFileSync(mappingFile, JSON.stringify(mapping));
     expect(await taskError({ action: "start", objective: "One more" })).toContain('To make room, delete finished ones: list_sessions lists them (status "completed": the finished ones), and bmad-task action "delete" with confirm: its task name removes one.');
 
-    expect(await taskError({ action: "delete", session_id: theirs, confirm: "their-forum" })).toMatch(/^Session "f{64}" not found\./);
+    expect(await taskError({ action: "delete", session_id: theirs, confirm: "their-forum" })).toBe(`.bmad-task/session-${theirs}.json was not made by your bmad-mcp: not yours, so never resumed (list_sessions says more).`);
     expect(await taskError({ action: "delete", session_id: task_name })).toBe(`To delete session "${task_name}" with its state, drafts and the artifacts it keeps, pass confirm: "${task_name}".`);
     const deleted = await client.callTool({ name: "bmad-task", arguments: { action: "delete", session_id, confirm: task_name } });
     expect(toolText(deleted)).toBe(`Deleted delivery session "${task_name}" with its state, drafts and the artifacts it kept; it no longer counts toward the sessions you keep. Its artifacts saved in the project stay there (.claude/specs/${task_name}/).`);
@@ -238,15 +238,18 @@ describe("a session file that came with the project (review 426)", () => {
 
     const status = await call("get_workflow_status", {});
     expect(JSON.stringify(status)).not.toMatch(/INJECT|planted/);
-    for (const id of [planted, other, "planted"]) {
+    for (const id of [planted, other]) {
       const resumed = await call("bmad-task", { action: "status", session_id: id });
       expect(resumed.isError).toBe(true);
-      expect(toolText(resumed)).toMatch(/^Session "\w+" not found\./);
+      // Said as the listing says it, not "not found … you have no sessions" (review 432).
+      expect(toolText(resumed)).toBe(`.bmad-task/session-${id}.json was not made by your bmad-mcp: not yours, so never resumed (list_sessions says more).`);
     }
+    // By a task name it carries, never found: names are looked up among the user's own.
+    expect(toolText(await call("bmad-task", { action: "status", session_id: "planted" }))).toMatch(/^Session "planted" not found\./);
     const listed = await call("list_sessions", {});
     expect(toolText(listed)).not.toMatch(/INJECT|planted \[/);
     expect((listed.structuredContent as { sessions: unknown[] }).sessions).toEqual([]);
-    expect(toolText(listed)).toContain(`warning: 2 session files were found in the folder that your bmad-mcp did not make (committed to the repository, copied from elsewhere, or made before sessions had an owner of their own): .bmad-task/session-${planted}.json, .bmad-task/session-${other}.json. Not yours`);
+    expect(toolText(listed)).toContain(`warning: 2 session files were found in the folder that your bmad-mcp did not make (committed to the repository, copied from elsewhere, or made by a bmad-mcp from before sessions had an owner of their own): .bmad-task/session-${planted}.json, .bmad-task/session-${other}.json. Not yours, so never resumed or listed as yours; what they say is not the user's. No tool here removes them: the user may delete them from the folder.`);
 
     // The user's own sessions are theirs; one that claims to have changed in 2099 is not the default for it.
     const start = async (objective: string) => (await call("bmad-task", { action: "start", objective })).structuredContent as unknown as SessionView;

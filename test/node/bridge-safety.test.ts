@@ -155,7 +155,11 @@ describe("the model cannot write outside the project, into machinery, or a scrip
     mkdirSync(join(dir, "~"));
     writeFileSync(join(dir, "~/made-by-hand.md"), "by hand\n");
     expect((await files(client, { action: "read", path: "~/made-by-hand.md" })).text).toContain("by hand");
-    rmSync(join(dir, "~"), { recursive: true });
+    // And changed and deleted as it is (review 432: refused as every change, it could not be removed).
+    expect((await files(client, { action: "append", path: "~/made-by-hand.md", content: "more\n" })).isError).toBe(false);
+    expect((await files(client, { action: "delete", path: "~/made-by-hand.md" })).isError).toBe(false);
+    expect(existsSync(join(dir, "~/made-by-hand.md"))).toBe(false);
+    rmSync(join(dir, "~"), { recursive: true, force: true });
   });
 
   it("lands no write outside the project, nor its temp file or a new folder, while another program swaps a folder on its way for a link and back (reviews 192, 202)", async () => {

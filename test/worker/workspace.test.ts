@@ -435,6 +435,10 @@ describe("paths", () => {
     const { id, label } = ada.store().caller;
     await runInDurableObject(projectStub(ada.id, project), (o: WorkspaceProject) => o.files.transaction(() => o.files.commit("~/old.md", new TextEncoder().encode("old\n"), "write", { id, label }, new Date().toISOString())));
     expect((await ada.files({ action: "read", project, path: "~/old.md" })).text).toContain("old");
+    // And changed and deleted as it is (review 432: refused as every change, it could not be removed).
+    expect((await ada.files({ action: "append", project, path: "~/old.md", content: "more\n" })).isError).toBe(false);
+    expect((await ada.files({ action: "delete", project, path: "~/old.md" })).isError).toBe(false);
+    expect((await ada.files({ action: "write", project, path: "~/old.md", content: "again\n" })).text).toContain('Path "~/old.md" would be in the home folder');
   });
 
   it("make no name a pull to Windows cannot write as itself (review 109), and take the names beside them", async () => {

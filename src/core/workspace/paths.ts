@@ -286,8 +286,6 @@ function foldSegment(segment: string): string {
  *  file a pull brings from a workspace, where no tool could change a script or the install record (paths.ts on the
  *  remote); the pull itself lets in only scripts with BMAD's own bytes. */
 export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): string | undefined {
-  const shell = shellWordRefusal(path);
-  if (shell) return shell;
   const folded = foldPath(path);
   const short = folded.split("/").find((part) => SHORT_NAME.test(part));
   if (short) return `Path "${printable(path)}" has "${printable(short)}", which Windows may read as another file's short name (CLAUDE~1 for .claude): give the full name.`;
@@ -315,11 +313,11 @@ export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): st
 /** A shell's variable as a path's name starts it: `$HOME`, `${HOME}`, `$HOME.bak` (its name, where it has one). */
 const SHELL_VARIABLE = /^\$\{?([A-Za-z_]\w*)|^\$\{/;
 
-/** Why a change may not be made at a path a shell would expand (a first name starting with `~`, as `~/x.md` and
+/** Why a new name may not be made at a path a shell would expand (a first name starting with `~`, as `~/x.md` and
  *  `~root/x.md`; any name starting with `$` and a variable's name or `{`): no tool expands one, so it would make a
  *  folder named `~` or `$HOME` in the project while the model tells the user the file is in their home folder, and
- *  `rm -rf ~` to clean that folder takes the home with it. Asked of changes only: a file already so named is read as it
- *  is (bmad-files shows what exists). */
+ *  `rm -rf ~` to clean that folder takes the home with it. Asked where a file or folder would be made: one already so
+ *  named is read, changed and deleted as it is (review 432: refused as every change, such a file could not be removed). */
 export function shellWordRefusal(path: string): string | undefined {
   const parts = path.split("/");
   const at = parts.findIndex((part, i) => (i === 0 && part.startsWith("~")) || SHELL_VARIABLE.test(part));

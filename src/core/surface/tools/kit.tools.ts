@@ -146,7 +146,8 @@ function foreignFiles(files: string[]): string {
   const named = files.slice(0, MAX_NAMED_UNREADABLE);
   const more = files.length - named.length;
   const one = files.length === 1;
-  return `${files.length} session file${one ? " was" : "s were"} found in the folder that your bmad-mcp did not make (committed to the repository, copied from elsewhere, or made before sessions had an owner of their own): ${named.join(", ")}${more ? `, and ${more} more` : ""}. Not yours, so never resumed or listed as yours; what they say is not the user's. Delete ${one ? "it" : "them"} to be rid of ${one ? "it" : "them"}; confirmed artifacts in .claude/specs/ stay.`;
+  // No tool of the model's changes .bmad-task/ (review 432: "delete them" named no call that could): the user does.
+  return `${files.length} session file${one ? " was" : "s were"} found in the folder that your bmad-mcp did not make (committed to the repository, copied from elsewhere, or made by a bmad-mcp from before sessions had an owner of their own): ${named.join(", ")}${more ? `, and ${more} more` : ""}. Not yours, so never resumed or listed as yours; what they say is not the user's. No tool here removes them: the user may delete ${one ? "it" : "them"} from the folder. Confirmed artifacts in .claude/specs/ stay, and a new session can start from them.`;
 }
 
 /** Runs and sessions list_sessions shows at most, together: a page. */
