@@ -281,6 +281,10 @@ export const HARD_LINK_READ = `${HARD_LINK} no tool reads one. Copy the file ins
  *  link is another name of a file, a secret one included). A reason refuses the read. */
 export type ReadJudge = (realRel: string, links: number) => string | undefined;
 
+/** Why no tool reads a file that holds secrets, by its name or (a private key) by its text; `real`: where a link asked
+ *  by another name leads. */
+export const secretFileRefusal = (real?: string) => `holds secrets (an environment file, credentials or a key)${real ? `: it is ${real}` : ""}; no tool reads it. Tell the model what it needs from it yourself.`;
+
 /** What no read of the project returns, whoever reads (review 19: memory and project context read with no rules, and
  *  served a .env and .git/config through links): a file that holds secrets, by the name asked (`asked`) or the one
  *  reached; another name of a file (a hard link); a config file reached from a path that is not that same config, since
@@ -289,7 +293,7 @@ export type ReadJudge = (realRel: string, links: number) => string | undefined;
  *  keeps (`own`). Judged on the file as opened. */
 export function contentRules(asked: string, own?: Changer["own"]): ReadJudge {
   return (real, links) => {
-    if (isSecretFile(real) || isSecretFile(asked)) return `holds secrets (an environment file, credentials or a key)${real === asked ? "" : `: it is ${real}`}; no tool reads it. Tell the model what it needs from it yourself.`;
+    if (isSecretFile(real) || isSecretFile(asked)) return secretFileRefusal(real === asked ? undefined : real);
     if (links > 1) return HARD_LINK_READ;
     // A data file too, which is served as a config where it holds secrets (review 270: notes.md leading to llm.yaml
     // served its api_key).

@@ -11,10 +11,10 @@ import { readdir, realpath, stat } from "node:fs/promises";
 import { dirname, join, posix } from "node:path";
 import { FsRefusal, type FileChange, type FsEntryKind, type NamingError, type RuntimeFs } from "../core/runtime/fs.js";
 import { ChangeRefused } from "../core/runtime/py-io.js";
-import { mayServeAsConfig } from "../core/catalog/config.js";
+import { holdsPrivateKey, mayServeAsConfig } from "../core/catalog/config.js";
 import { changeRefusal, controlCharacterRefusal, machineryName, namedPath, shellWordRefusal } from "../core/workspace/paths.js";
 import { isOneLine } from "../core/lines.js";
-import { changedFailure, changedSince, stamped, createConfinedTree, hardLinkChange, leadsOut, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
+import { changedFailure, changedSince, stamped, createConfinedTree, hardLinkChange, leadsOut, isInside, posixRelative, MAX_READ_BYTES, readConfined, removeConfined, secretFileRefusal, writeConfined, writerLeftover, type ConfinedCode, type ConfinedFailure, type ReadOptions, ensureConfinedDir } from "./confined-fs.js";
 import { withFileLock } from "./file-lock.js";
 import { keepReplaced, landedOrDropped, NotKept, noteWrite, sameBytes, type KeptEntry } from "./kept-versions.js";
 import { sawFile, settledStamp } from "./mid-save.js";
@@ -242,7 +242,12 @@ export class NodeRuntimeFs implements RuntimeFs {
   async readFile(path: string, part?: ReadOptions["part"]): Promise<Uint8Array | undefined> {
     const at = await this.place(path, "read");
     // Judged and named by the name asked from the project, as bmad-files names it (review 359: a refusal named /abs/…/.env).
-    return this.read(at.root, at.rel, this.asked(at.path).rel, part);
+    const asked = this.asked(at.path).rel;
+    const data = await this.read(at.root, at.rel, asked, part);
+    // A private key is a secret file whatever its name (review 429: ssh-keygen's `deploy_key` was served whole). Its
+    // marks are ASCII: read as Latin-1, the cheapest decoding, they are found as in UTF-8.
+    if (data && holdsPrivateKey(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("latin1"))) throw asError({ ok: false, code: "outside", error: `${asked}: ${secretFileRefusal()}` });
+    return data;
   }
 
   /** `asked`: the path as the caller named it. What is read is judged as opened (a link swapped in meanwhile, a hard

@@ -107,6 +107,9 @@ it("serves a data file that holds secrets as a config, whatever it is called, an
     "wrangler.toml": 'name = "app"\n[vars]\nAPI_TOKEN = "DATAwranglerTok9x"\n',
     ".cursor-mcp.json": '{"mcpServers": {"x": {"command": "npx", "env": {"API_KEY": "DATAcursorKey7q"}}}}\n',
     "app.properties": "app.name=demo\ndb.password=DATApropsPw3z\n",
+    // Review 429: a key name's words joined by dots.
+    "src/main/resources/application.properties": "server.port=8080\nstripe.api.key=DATAstripeKey9Zq2Lm7T\napp.encryption.key=DATAencKey7Xy3Pq\n",
+    "openai.yaml": "model: big\nopenai.key: DATAopenaiKey8Rt5\n",
   };
   for (const [path, body] of Object.entries(files)) {
     mkdirSync(join(dir, path, ".."), { recursive: true });
@@ -132,6 +135,20 @@ it("serves a data file that holds secrets as a config, whatever it is called, an
   const plain = await client.callTool({ name: "bmad-files", arguments: { action: "read", path: "docs.yaml" } });
   expect([text(plain).endsWith("title: plain data\njira_project_key: BILL\n"), (plain.structuredContent as { redacted?: boolean }).redacted]).toEqual([true, undefined]);
   expect((await client.callTool({ name: "bmad-files", arguments: { action: "append", path: "docs.yaml", content: "owner: ada\n" } })).isError).toBeFalsy();
+});
+
+// Review 429: a private key in a file not named as one (ssh-keygen's `deploy_key`, a copy as text) was served whole.
+it("reads no private key, whatever its file is called", async () => {
+  const key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUKEYBODY\n-----END OPENSSH PRIVATE KEY-----\n";
+  for (const path of ["deploy_key", "keys/deploy_key.txt"]) {
+    mkdirSync(join(dir, path, ".."), { recursive: true });
+    writeFileSync(join(dir, path), key);
+    for (const [tool, args] of [["bmad-files", { action: "read", path }], ["bmad-doc", { path }]] as const) {
+      const read = await client.callTool({ name: tool, arguments: args });
+      expect([read.isError, text(read)], `${tool} ${path}`).toEqual([true, expect.stringContaining(`${path}: holds secrets (an environment file, credentials or a key); no tool reads it.`)]);
+      expect(text(read)).not.toContain("KEYBODY");
+    }
+  }
 });
 
 // Review 37: a version kept from before the user added a secret, restored, removed it as a write would have.

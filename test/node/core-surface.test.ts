@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { askedForLater } from "../../src/core/surface/on-demand.js";
 import { expect, it } from "vitest";
 import { SURFACE_DOC, withToolTable } from "../../scripts/readme-tools.js";
+import { secretsHeldBack } from "../../src/bridge/sync-push.js";
 import { configForScript, holdsSecrets, holdsShapedSecret, isConfigShaped, REDACTED_NOTE, sanitizeConfig, sanitizeConfigText } from "../../src/core/catalog/config.js";
 import { parse as parseToml } from "smol-toml";
 import { findAcronyms } from "../../src/core/catalog/search.js";
@@ -140,6 +141,29 @@ it("removes secret-looking keys from configuration at any depth", () => {
     expect(served).not.toMatch(/sk-abc|ghp_|hunter2/);
     expect(configForScript(path, text)).not.toMatch(/sk-abc|ghp_|hunter2/);
   }
+});
+
+// Review 429: a key name's words joined by dots or spaces, a login and its password bare, a credential URL in base64.
+it("removes secrets under dotted and spaced key names, bare logins and base64 connection strings (review 429)", () => {
+  const secret = "Zq9vR2xLm7Tt4Kp1SECRETB";
+  const served: Array<[string, string]> = [
+    ["src/main/resources/application.properties", `server.port=8080\nstripe.api.key=${secret}\napp.encryption.key=${secret}\n`],
+    ["_bmad/custom/config.yaml", `user_name: Ada\nopenai.key: ${secret}\naws.key: ${secret}\nAPI.KEY: ${secret}\nstripe.apiKey: ${secret}\nAWSKey: ${secret}\n`],
+    ["_bmad/custom/config.json", `{"user_name": "Ada", "openai.key": "${secret}", "api key": "${secret}"}`],
+    ["_bmad/custom/config.toml", `user_name = "Ada"\n"api.key" = "${secret}"\n`],
+    ["_bmad/config.user.toml", `user_name = "Ada"\njira_login = "ada@example.com:${secret}"\n`],
+    ["_bmad/custom/config.yaml", "user_name: Ada\ndb_conn_b64: cG9zdGdyZXM6Ly9hZG1pbjpodW50ZXIyQGRiL3Byb2Q=\n"],
+  ];
+  for (const [path, text] of served) {
+    expect(sanitizeConfigText(path, text), path).not.toMatch(/SECRETB|cG9zdGdyZXM6/);
+    expect(sanitizeConfigText(path, text), path).toMatch(/user_name|server\.port/);
+    expect(secretsHeldBack(path, text, "push"), path).toMatch(/^holds secret-looking keys/);
+  }
+  // A setting that names a key with a plain word, a count of tokens, a time, a host's port, an image's tag or digest,
+  // a name mixing cases: none is a secret, dotted or not.
+  const plain = "jira.project.key: BILL\nmax.tokens: 4000\nstarts: 10:30\ndb: db.example.com:5432\nimage: node:20-alpine\nlogger: MyApp:Service2Name\n" +
+    `digest: sha256:${"4f9c2b8e".repeat(8)}\nlogin: admin:password\n`;
+  expect(sanitizeConfigText("_bmad/custom/config.yaml", plain)).toBe(plain);
 });
 
 // Review 54: what push sent. Fake tokens of each service's length.

@@ -128,8 +128,10 @@ it("knows the files that exist to hold secrets, by any name a file system reads 
   secret.push("terraform.tfvars", "terraform.tfstate", "secrets.yaml", ".htpasswd", ".vault-token", "app.keystore", "release.jks", "putty.ppk", "id_ed25519_sk", "tls.pem", "npm/.npmrc");
   // A tenth review: agents' MCP settings, registries' and clouds' credentials, other environment files.
   secret.push(".mcp.json", ".cursor/mcp.json", ".claude/settings.local.json", ".yarnrc.yml", ".cargo/credentials.toml", "auth.json", "token.json", "client_secret_123.json", "service-account.json", "local.settings.json", "kubeconfig", ".s3cfg", "production.env", ".flaskenv");
+  // Review 429: keys under the names ssh-keygen -f and people give them.
+  secret.push("deploy_key", "keys/ssh_key", "private-key", "release.signing-key", "signingkey");
   for (const path of secret) expect(isSecretFile(path), JSON.stringify(path)).toBe(true);
-  for (const path of [".env.example", "id_rsa.pub", "docs/credentials-guide.md", "keys.md", "_bmad/config.toml", "docs/environment.md", "package.json"]) expect(isSecretFile(path), path).toBe(false);
+  for (const path of ["deploy_key.pub", "docs/deploy_key.md", "monkey", ".env.example", "id_rsa.pub", "docs/credentials-guide.md", "keys.md", "_bmad/config.toml", "docs/environment.md", "package.json"]) expect(isSecretFile(path), path).toBe(false);
 });
 
 it("shows a terminal outside text as it reads: escapes what it would act on or not show, keeps joined emoji and scripts (reviews 29 and 31)", () => {

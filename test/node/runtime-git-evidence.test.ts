@@ -562,6 +562,33 @@ it("shows through bmad-run's git lines no file that bmad-files withholds, and na
   expect((await git({ dir, args: ["ls-files", "--stage"] }))?.refused).toBe("git ls-files runs here only as git ls-files --others --exclude-standard -z -- [PATH…].");
 });
 
+it("shows through bmad-run's git lines no private key and no token a file's lines hold, whatever the file is called (review 429)", async () => {
+  const dir = repo("shaped");
+  mkdirSync(join(dir, "docs"));
+  const token = ["ghp", "Zq9vR2mK7xT4wP1sL8nB3cD6fG0hJ5kY2aE7"].join("_");
+  commit(dir, "base", () => (write(dir, "docs/notes.md", "# Notes\n"), write(dir, "src/app.js", "let a = 1;\n")));
+  commit(dir, "second", () => {
+    write(dir, "docs/notes.md", `# Notes\n\nCI uses ${token}\n`);
+    write(dir, "deploy_key.txt", "-----BEGIN OPENSSH PRIVATE KEY-----\nSECRET-KEY-BODY\n-----END OPENSSH PRIVATE KEY-----\n");
+    write(dir, "src/app.js", "let a = 2;\n");
+  });
+  const bridge = await connectBridge(inject("bridge"), dir, { home: join(tmp.dir, "home-shaped") });
+  try {
+    // Between commits, where no working tree's read refuses them, and against the working tree.
+    for (const line of ["git diff HEAD~1 HEAD", "git diff HEAD~1"]) {
+      const result = await bridge.client.callTool({ name: "bmad-run", arguments: { command: line } });
+      const out = toolText(result);
+      expect(out, line).not.toMatch(/SECRET|ghp_/);
+      expect(out, line).toContain("+let a = 2;");
+      expect(out, line).toMatch(/\[bmad-mcp withheld the diff of deploy_key\.txt: (it holds secrets, which no tool reads|bmad-files read refuses it: [^\]]*holds secrets)/);
+      expect(out, line).toContain("[bmad-mcp withheld the changed lines of docs/notes.md: they hold what looks like a secret (a token, a password given), which push sends to no remote either]");
+      expect(out, line).toContain("Note: the changed lines of docs/notes.md are withheld: they hold what looks like a secret. Ask the user to take it out of the file.");
+    }
+  } finally {
+    await bridge.close();
+  }
+});
+
 it("diffs through bmad-run's git lines commits only, and shows no working-tree file bmad-files refuses, no machinery and no colour (review 216)", async () => {
   const dir = repo("refused");
   const key = join(tmp.dir, "outside-id_rsa");

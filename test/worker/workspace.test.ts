@@ -278,6 +278,38 @@ describe("a data file served whole", () => {
   });
 });
 
+describe("a secret under a dotted key, or a private key in a file not named as one", () => {
+  it("is served to a reader of a share without it, and a private key is taken under no name (review 429)", async () => {
+    const reader = await signInAs(`${unique("reader")}@example.com`);
+    const room = unique("dotted");
+    expect((await ada.project({ action: "create", name: room })).isError).toBe(false);
+    await shareAccepted(ada, room, reader, "read");
+    const files: Record<string, string> = {
+      "src/main/resources/application.properties": "server.port=8080\nstripe.api.key=Zq9vR2xLm7Tt4Kp1DOTTEDA\napp.encryption.key=Zq9vR2xLm7Tt4Kp1DOTTEDB\n",
+      "_bmad/custom/config.yaml": "user_name: Ada\nopenai.key: Zq9vR2xLm7Tt4Kp1DOTTEDC\nAPI.KEY: Zq9vR2xLm7Tt4Kp1DOTTEDD\n",
+      "_bmad/config.user.toml": '[core]\nuser_name = "Ada"\njira_login = "ada@example.com:Zq9vR2xLm7Tt4Kp1DOTTEDE"\ndb_conn_b64 = "cG9zdGdyZXM6Ly9hZG1pbjpodW50ZXIyQGRiL3Byb2Q="\n',
+    };
+    for (const [path, content] of Object.entries(files)) {
+      const wrote = await ada.files({ action: "write", project: room, path, content });
+      expect(wrote.isError, wrote.text).toBe(false);
+      const read = await reader.files({ action: "read", project: room, path });
+      const resource = (await reader.client.readResource({ uri: `bmad://projects/${room}/${path}` })).contents[0] as { text: string };
+      for (const body of [read.text, resource.text]) {
+        expect(body, path).toContain("secret-looking keys removed by bmad-mcp");
+        expect(body, path).not.toMatch(/DOTTED|cG9zdGdyZXM6/);
+      }
+      expect(read.text, path).toMatch(/server\.port=8080|user_name/);
+    }
+    // A private key is refused in a file whatever it is called: ssh-keygen's default name, a copy as text.
+    const key = ["-----BEGIN OPENSSH PRIVATE KEY-----", "b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW", "-----END OPENSSH PRIVATE KEY-----", ""].join("\n");
+    for (const path of ["deploy_key", "keys/deploy_key.txt"]) {
+      const wrote = await ada.files({ action: "write", project: room, path, content: key });
+      expect([wrote.isError, wrote.text], path).toEqual([true, expect.stringMatching(/secret/)]);
+      expect((await reader.files({ action: "read", project: room, path })).text, path).not.toContain("PRIVATE KEY");
+    }
+  });
+});
+
 describe("a token-shaped secret", () => {
   // Assembled, so that this file holds no token of that shape itself.
   const token = ["ghp", "Zq9vR2mK7xT4wP1sL8nB3cD6fG0hJ5kY2aE7"].join("_");

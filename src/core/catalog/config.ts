@@ -9,13 +9,16 @@ import { lines, showName, SHOWS_AS_NOTHING, trimEnd } from "../lines.js";
 import { sha256Hex } from "../workspace/installer-manifests.js";
 import { shownText, startsWithBom } from "../workspace/file-text.js";
 
+/** What separates a key name's words: `-`, `_`, and `.` or a space as dotted and spaced keys hold them
+ *  (`stripe.api.key`, `"api key"`: review 429, such names were served whole). One class: no pattern backtracks on it. */
+const SEP = "[-_.\\s]";
 // Any key ending in a word "key" (openai_key, signing_key, aws_access_key_id) but BMAD's own project_key (a tracker's
 // prefix); not `monkey`, `whiskey`, `hotkey` (review 250).
 // Not "author", "authority", "authorship": a document's author is no credential (a CSV or XML column of them is judged
 // too); "authorization" and "authorisation" are (review 55: `Authorization` headers were served again).
 // One-time-password seeds, recovery codes, Java keystores' passwords, card numbers and social security numbers too (review 54);
 // a name ending in pass or pw with nothing between (dbpass, rootpw), creds, a Wi-Fi psk (review 61).
-const SECRET_KEY = /(secret|token|password|passwd|passphrase|passcode|passwort|mot[-_]de[-_]passe|contrase|pwd|credential|auth(?!or(?!i[sz]))|cookie|bearer|dsn|conn(ection)?[-_]?str(ing)?|salt|hmac|private[-_]?key|api[-_]?key|access[-_]?key|key[-_]data|webhook|jwt|mnemonic|seed[-_]?phrase|(^|[-_])keys?([-_]?ids?)?$|[-_]key[-_]?\d+$|(^|[-_])(pat|pem|pin)$|(^|[-_])(t?otp|ssn)([-_]|$)|otp[-_]?seed|recovery[-_]?codes?|(store|key)[-_]?pass|cvv|card[-_]?num(ber)?|pass$|pw$|pswd|creds?$|psk)/i;
+const SECRET_KEY = new RegExp(`(secret|token|password|passwd|passphrase|passcode|passwort|mot${SEP}de${SEP}passe|contrase|pwd|credential|auth(?!or(?!i[sz]))|cookie|bearer|dsn|conn(ection)?${SEP}?str(ing)?|salt|hmac|private${SEP}?key|api${SEP}?key|access${SEP}?key|key${SEP}data|webhook|jwt|mnemonic|seed${SEP}?phrase|(^|${SEP})keys?(${SEP}?ids?)?$|${SEP}key${SEP}?\\d+$|(^|${SEP})(pat|pem|pin)$|(^|${SEP})(t?otp|ssn)(${SEP}|$)|otp${SEP}?seed|recovery${SEP}?codes?|(store|key)${SEP}?pass|cvv|card${SEP}?num(ber)?|pass$|pw$|pswd|creds?$|psk)`, "i");
 const NOT_SECRET = new Set(["project_key"]);
 /** Names that end in `key` and name an identifier where their value is one (`space_key='PROD'` in BMAD's own
  *  customize.toml examples: review 194); with a credential-shaped value they are secrets' names still (review 200). */
@@ -26,10 +29,11 @@ const namesIdentifier = (name: string, value: string) => IDENTIFIER_KEYS.has(nam
  *  `session_cookie_name`) with a short plain word for its value (`BILL`, `EPIC-1`, `oauth`, `sid`): no secret (review
  *  250). Not a key of a kind that is one (`api_key`, `signing_key`), nor a secret's own name (`password: hunter`). */
 const PLAIN_WORD = /^[a-z]+(_[a-z]+)*$|^[A-Z]+(-\d+)?$/;
-const CREDENTIAL_KEY = /(api|private|access|secret|signing|encryption|master|license|licence|session|client|app|auth|ssh|gpg|pgp|deploy|crypt|hmac|jwt|webhook)[-_]?keys?$/i;
+const CREDENTIAL_KEY = new RegExp(`(api|private|access|secret|signing|encryption|master|license|licence|session|client|app|auth|ssh|gpg|pgp|deploy|crypt|hmac|jwt|webhook)${SEP}?keys?$`, "i");
+const ENDS_IN_KEY = new RegExp(`${SEP}keys?$`, "i");
 function namesPlainSetting(name: string, value: unknown): boolean {
   if (typeof value !== "string" || value.length > 16 || !PLAIN_WORD.test(value)) return false;
-  return /[-_]keys?$/i.test(name) ? !CREDENTIAL_KEY.test(name) : DESCRIBES.test(name) && !/(pass|secret|token|credential|hash|header)/i.test(name.replace(DESCRIBES, ""));
+  return ENDS_IN_KEY.test(name) ? !CREDENTIAL_KEY.test(name) : DESCRIBES.test(name) && !/(pass|secret|token|credential|hash|header)/i.test(name.replace(DESCRIBES, ""));
 }
 /** A module or file pattern mapped to paths (tsconfig's `"@auth/*": ["src/auth/*"]`, `"@tokens": ["src/tokens.ts"]`, an
  *  exports map's `"./auth": "./dist/auth.js"`, Jest's `"^@auth/(.*)$": "<rootDir>/src/auth/$1"`): names files, whatever
@@ -43,7 +47,7 @@ const isPathLike = (name: string) => (value: unknown) =>
   (/^(\.{1,2}|<\w+>)\//.test(value) || SOURCE_FILE.test(value) || (name.includes("*") && /\/\*$/.test(value)));
 const namesPaths = (name: string, value: unknown) => /[/*]|^[@~#]/.test(name) && (isPathLike(name)(value) || (Array.isArray(value) && value.length > 0 && value.every(isPathLike(name))));
 /** A key that counts tokens: `max_tokens`, `maxOutputTokens`, `token_budget`, `context_tokens_limit`. */
-const TOKEN_COUNT = /^(?:(?:max|min)[-_]?)?(?:(?:output|input|context|completion|prompt|thinking)[-_]?)?tokens?(?:[-_]?(?:limit|budget|count|max|min))?$/i;
+const TOKEN_COUNT = new RegExp(`^(?:(?:max|min)${SEP}?)?(?:(?:output|input|context|completion|prompt|thinking)${SEP}?)?tokens?(?:${SEP}?(?:limit|budget|count|max|min))?$`, "i");
 /** Tokens whose shape says what they are (OpenAI, Stripe, GitHub, GitLab, Slack, Hugging Face, npm, AWS, Google, a JWT,
  *  PyPI, DigitalOcean, HashiCorp Vault, Databricks, Postman, Grafana, Supabase, Doppler, Terraform Cloud, Sentry, Fly.io,
  *  an Azure storage key, Groq, xAI, a Slack app token; review 56: Stripe webhook secrets, Replicate, Tailscale, New Relic,
@@ -62,7 +66,8 @@ const isAlnum = (c: string) => /[A-Za-z0-9]/.test(c);
 const GLUED_START = /[*_~#\\.!?,:;>|=-][A-Za-z0-9]/;
 
 /** Whether a word holds a known token: at its start, after any Markdown before it, glued after a character (each such
- *  start tried on a bounded window: linear), or base64-encoded whole (a Kubernetes Secret's `data:`). */
+ *  start tried on a bounded window: linear), or base64-encoded whole (a Kubernetes Secret's `data:`), a credential URL
+ *  or a private key so encoded too. */
 function holdsToken(word: string): boolean {
   if (KNOWN_TOKEN.test(word) || (!isAlnum(word[0] ?? "a") && KNOWN_TOKEN.test(word.replace(/^[^A-Za-z0-9]+/, "")))) return true;
   // Only where a glue character is followed by a letter or digit (most words have none: the loop is skipped).
@@ -73,19 +78,22 @@ function holdsToken(word: string): boolean {
   }
   if (word.length < 40 || word.length > 200 || !/^[A-Za-z0-9+/]+={0,2}$/.test(word)) return false;
   try {
-    return KNOWN_TOKEN.test(atob(word));
+    // A connection string or a key encoded so too (review 429: `cG9zdGdyZXM6Ly9…` is postgres://admin:hunter2@db/prod).
+    const decoded = atob(word);
+    return KNOWN_TOKEN.test(decoded) || isCredentialUrl(decoded) || holdsPrivateKey(decoded);
   } catch {
     return false;
   }
 }
 
 /** A private key: PEM's (OpenSSH's too), an armored PGP block, a PuTTY key file, an age identity (review 54). */
-function holdsPrivateKey(text: string): boolean {
+export function holdsPrivateKey(text: string): boolean {
   return text.includes("PRIVATE KEY-----") || text.includes("PRIVATE KEY BLOCK-----") || (text.includes("PuTTY-User-Key-File-") && text.includes("Private-Lines:")) || /AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}/.test(text);
 }
 
-/** A key's word in camelCase (`openaiKey`, `stripeKeyId`), where SECRET_KEY, read in any case, needs a `-` or `_` before it. */
-const CAMEL_KEY = /[a-z0-9]Keys?(Ids?)?$/;
+/** A key's word in camelCase (`openaiKey`, `stripeKeyId`, `AWSKey`), where SECRET_KEY, read in any case, needs a word
+ *  separator before it. */
+const CAMEL_KEY = /[A-Za-z0-9]Keys?(Ids?)?$/;
 const namesSecret = (name: string) => (SECRET_KEY.test(name) || CAMEL_KEY.test(name)) && !NOT_SECRET.has(name.toLowerCase());
 /** What stands in for a secret rather than being one: `${env.X}`, `{{ secrets.X }}`, `<your-key>`, `***`, `sk-...`; a
  *  template's marks only around the whole value (review 207: `Ab{{9xk2Lm!q` is a password). */
@@ -136,6 +144,18 @@ function isCredentialUrl(word: string): boolean {
   return query >= 0 && hasSecretQuery(rest.slice(query + 1));
 }
 
+/** A login and its password without a URL around them (`ada@example.com:Zq9vR2xLm7Tt4Kp1SECRETB`: review 429), its
+ *  password judged as a URL's (isPlaceholderPassword, not its user's) and as a generated one, mixed and changing kind
+ *  often: a time (`10:30`), a host's port, an image's tag or digest (`node:20-alpine`, `sha256:4f9c…`), a Windows path,
+ *  a name (`MyApp:Service2Name`) are none. One colon. */
+function isBareLogin(word: string): boolean {
+  const colon = word.indexOf(":");
+  if (colon < 2 || word.indexOf(":", colon + 1) >= 0) return false;
+  const [user, password] = [word.slice(0, colon), word.slice(colon + 1)];
+  // Changing kind every other character at least, as a generated one does: a name (`MyApp:Service2Name`) changes less.
+  return /^[\w.+-]+(@[\w.-]+)?$/.test(user) && password !== user && !isPlaceholderPassword(password) && isMixedAsPassword(password) && kindChanges(password) * 2 >= password.length && !standsForValue(password);
+}
+
 /** Whether a query string (`sv=…&sig=…`) has a parameter that carries a credential. */
 function hasSecretQuery(query: string): boolean {
   // Its value judged as a secret's (`?token=<token>`, `?key=YOUR_API_KEY`, an empty one are none: review 68); the
@@ -164,7 +184,7 @@ export function isSecretValue(value: unknown): boolean {
       continue;
     }
     if (named && !namesIdentifier(named, word)) return true;
-    if (holdsToken(word) || (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i))))) return true;
+    if (holdsToken(word) || (word.includes("://") && isCredentialUrl(word.slice(word.search(/[a-z][a-z0-9+.-]{0,30}:\/\//i)))) || isBareLogin(word)) return true;
     // A query string without its URL (an Azure SAS token: sv=…&sig=…).
     if (word.includes("&") && hasSecretQuery(word)) return true;
     const eq = word.search(/[=:]/);
@@ -566,20 +586,23 @@ const COMPOUND_WORD = /^(?:[A-Z0-9]+|[A-Z]?[a-z]+)(?:-(?:[A-Z0-9]+|[A-Z]?[a-z]+)
  *  (`pk_live_…`) (review 56). */
 function isMixedAsPassword(value: string): boolean {
   if (/\s/.test(value) || /^pk_(live|test)_/.test(value)) return false;
-  const kinds = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9_.-]/];
-  const kindOf = (c: string) => kinds.findIndex((kind) => kind.test(c));
-  const classes = kinds.filter((kind) => kind.test(value)).length;
+  const classes = CHARACTER_KINDS.filter((kind) => kind.test(value)).length;
   if (classes < 3 || value.length < 8) return false;
-  if (classes === 4 || value.length >= 12) return true;
+  return classes === 4 || value.length >= 12 || kindChanges(value) >= 6;
+}
+const CHARACTER_KINDS = [/[a-z]/, /[A-Z]/, /\d/, /[^A-Za-z0-9_.-]/];
+/** How often a value changes kind of character (CHARACTER_KINDS) from one to the next, joiners skipped: `IAM-Role-v2`
+ *  is three words. */
+function kindChanges(value: string): number {
   let changes = 0;
   let last = -1;
   for (const c of value) {
-    const kind = kindOf(c);
-    if (kind < 0) continue; // a joiner: `IAM-Role-v2` is three words
+    const kind = CHARACTER_KINDS.findIndex((k) => k.test(c));
+    if (kind < 0) continue;
     if (last >= 0 && kind !== last) changes++;
     last = kind;
   }
-  return changes >= 6;
+  return changes;
 }
 
 /** What a value stands for rather than is, by its whole shape, never by a character in it (reviews 204, 207: a
@@ -995,10 +1018,10 @@ export function isPersonalConfig(path: string): boolean {
   return CONFIG_EXTENSION.test(name) && /\.user(?![a-z])/i.test(name);
 }
 
-/** Files whose whole point is to hold secrets (`.env`, `.npmrc`, keys): no tool reads them. Examples kept for
- *  others to copy (`.env.example`) are not secret. */
+/** Files whose whole point is to hold secrets (`.env`, `.npmrc`, keys, ssh-keygen's `deploy_key` too: review 429): no
+ *  tool reads them. Examples kept for others to copy (`.env.example`) are not secret. */
 const SECRET_FILE =
-  /^(\.env(\.(?!example$|sample$|template$|dist$)[^/]+)?|[^/]+\.env|\.flaskenv|\.envrc|\.dev\.vars|\.netrc|\.npmrc|\.yarnrc(\.ya?ml)?|\.pypirc|\.pgpass|\.git-credentials|\.htpasswd|\.vault-token|\.s3cfg|\.boto|\.?mcp\.json|settings\.local\.json|local\.settings\.json|auth\.json|tokens?\.json|kubeconfig|credentials(\.[^/]*)?|client_secret[^/]*\.json|service[-_]?account[^/]*\.json|serviceaccountkey\.json|secrets?(\.[^/]*)?|id_(rsa|dsa|ecdsa|ed25519)\w*|.+\.(pem|key|p12|pfx|keystore|jks|ppk|tfvars|tfstate))$/;
+  /^(\.env(\.(?!example$|sample$|template$|dist$)[^/]+)?|[^/]+\.env|\.flaskenv|\.envrc|\.dev\.vars|\.netrc|\.npmrc|\.yarnrc(\.ya?ml)?|\.pypirc|\.pgpass|\.git-credentials|\.htpasswd|\.vault-token|\.s3cfg|\.boto|\.?mcp\.json|settings\.local\.json|local\.settings\.json|auth\.json|tokens?\.json|kubeconfig|credentials(\.[^/]*)?|client_secret[^/]*\.json|service[-_]?account[^/]*\.json|serviceaccountkey\.json|secrets?(\.[^/]*)?|id_(rsa|dsa|ecdsa|ed25519)\w*|([^/]*[-_.])?(deploy|ssh|private|signing)[-_]?key|.+\.(pem|key|p12|pfx|keystore|jks|ppk|tfvars|tfstate))$/;
 /** Folders that hold credentials whatever their files are called (`.aws/credentials`, `.docker/config.json`). */
 const SECRET_DIRS = new Set([".aws", ".docker", ".kube", ".ssh", ".gnupg"]);
 

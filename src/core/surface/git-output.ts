@@ -4,11 +4,13 @@
 // note; a config file is served without its secret-looking keys, which a hunk cannot be judged for (a key's line may
 // lie outside it), so its changed lines are withheld and bmad-files read named instead (review 213); so are a data
 // file's that holds secrets at either side, judged by its whole text there (review 250; by the hunk's lines, a value
-// under a `password:` key above the hunk was shown: review 260). No other line bmad-run runs prints a file's text
+// under a `password:` key above the hunk was shown: review 260). Any other file's hunks are judged as push judges its
+// text (review 429): one holding a private key is withheld whole, one holding a token or a password given its changed
+// lines. No other line bmad-run runs prints a file's text
 // (READ_ONLY_GIT_LINES: no `git show`, no `log -p`). Machinery
 // (.bmad-mcp) is no content, and a file a diff reads in the working tree is read as bmad-files reads it (a hard link,
 // a link out, too large: review 216).
-import { isConfigShaped, isSecretFile, mayServeAsConfig, servedAsConfig } from "../catalog/config.js";
+import { holdsPrivateKey, holdsShapedSecret, isConfigShaped, isSecretFile, mayServeAsConfig, servedAsConfig } from "../catalog/config.js";
 import type { Result } from "../result.js";
 import { machineryName } from "../workspace/paths.js";
 import { TOOL } from "./names.js";
@@ -19,6 +21,8 @@ export interface Withheld {
   configs: string[];
   /** Files bmad-files read refuses for another reason: machinery, or the working tree's file as it is. */
   refused: string[];
+  /** Files whose hunks hold what looks like a secret by its shape (a token, a password given): push holds them back. */
+  shaped: string[];
 }
 
 /** How the filter reads a file's whole text at each side of a diff. */
@@ -48,7 +52,7 @@ export const inMachinery = (path: string): boolean => path.split("/").some((part
 /** `stdout` of a git line with each file section that bmad-files would not serve as it is withheld, its files read
  *  through `sides`. A section runs to the next one: anything after a withheld file's header goes with it. */
 export async function withholdUnserved(stdout: string, sides: DiffSides): Promise<{ text: string; withheld: Withheld }> {
-  const withheld: Withheld = { secrets: [], configs: [], refused: [] };
+  const withheld: Withheld = { secrets: [], configs: [], refused: [], shaped: [] };
   // The line break that ends git's output ends no section: put back after.
   const ended = stdout.endsWith("\n");
   const lines = (ended ? stdout.slice(0, -1) : stdout).split("\n");
@@ -64,9 +68,12 @@ export async function withholdUnserved(stdout: string, sides: DiffSides): Promis
     const content = section.findIndex((line) => CONTENT.test(line));
     const header = content < 0 ? section : section.slice(0, content);
     const { paths, shown, after } = sectionPaths(header);
+    // A file's hunks judged as push judges its text, their diff marks aside (review 429: a key in `deploy_key`, a token
+    // in notes.md went out between commits, where no working tree's read refuses them).
+    const hunks = content >= 0 && section[content]!.startsWith("@@") ? section.slice(content).map((line) => line.slice(1)).join("\n") : "";
     const secret = paths.some(isSecretFile);
     const refused = secret ? undefined : paths.some(inMachinery) ? MACHINERY : sides.workTree && (await firstRefusal(paths, sides.workTree));
-    if (secret) {
+    if (secret || (!refused && holdsPrivateKey(hunks))) {
       withheld.secrets.push(shown);
       out.push(`[bmad-mcp withheld the diff of ${shown}: it holds secrets, which no tool reads]`);
     } else if (refused) {
@@ -76,6 +83,9 @@ export async function withholdUnserved(stdout: string, sides: DiffSides): Promis
       withheld.configs.push(shown);
       // Nor its `index` line: the blob ids it gives name the config's versions (review 216: `git diff <id> <id>` printed one whole).
       out.push(...header.filter((line) => !line.startsWith("index ")), `[bmad-mcp withheld the changed lines of ${shown}: a config's lines can hold secrets; ${TOOL.bmadFiles} read serves it without its secret-looking keys]`);
+    } else if (holdsShapedSecret(hunks)) {
+      withheld.shaped.push(shown);
+      out.push(...header.filter((line) => !line.startsWith("index ")), `[bmad-mcp withheld the changed lines of ${shown}: they hold what looks like a secret (a token, a password given), which push sends to no remote either]`);
     } else out.push(...section);
     i = end;
   }
@@ -189,6 +199,7 @@ export function gitNotes(withheld: Withheld, listed: string[] = []): string[] {
   if (secrets.length) notes.push(`withheld: ${named(secrets)}, which hold secrets; no tool reads them. Ask the user for what you need from them.`);
   if (withheld.refused.length) notes.push(`withheld: ${named(withheld.refused)}, which ${TOOL.bmadFiles} read refuses (the output says why in each one's place).`);
   if (withheld.configs.length) notes.push(`the changed lines of ${named(withheld.configs)} are withheld (a config's lines can hold secrets): read the file with ${TOOL.bmadFiles}, which serves it without its secret-looking keys.`);
+  if (withheld.shaped.length) notes.push(`the changed lines of ${named(withheld.shaped)} are withheld: they hold what looks like a secret. Ask the user to take it out of the file.`);
   if (others.length) notes.push(`untracked, not in this diff: ${named(others)}; read them with ${TOOL.bmadFiles}.`);
   return notes;
 }
