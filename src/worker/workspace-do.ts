@@ -12,7 +12,7 @@ import { checkWorkspacePath, checkWritablePath, compilePathGlob, printable, shel
 import { readAccessRefusal, type Access, type AuthoredEntry, type ChangedFile, type Configured, type DeletedFile, type FileContent, type HistoryPage, type RemovedEntry, type ManyRead, type ProjectInfo, type ShareAccess, type VersionEntry, type WsError, type WrittenEntry, type WsResult } from "../core/workspace/store.js";
 import type { Env } from "./env.js";
 import type { ListingColumns } from "./workspace-listing.js";
-import { batchClash, fail, SERVER_MERGE, sha256, VersionedFiles } from "./workspace-versions.js";
+import { batchClash, fail, SERVER_MERGE, sha256, VersionedFiles, type Collaborator } from "./workspace-versions.js";
 import { mergeConfigEdits } from "../core/workspace/config-merge.js";
 import { indexAsWritten, memoryIds, prepare as prepareMemory, runMemoryOp, type MemoryOp } from "./memory-sql.js";
 import { memoryIdOf, writePendingMemories } from "./workspace-memory-files.js";
@@ -217,7 +217,13 @@ export class WorkspaceProject extends DurableObject {
 
   /** Room in the history for a change (workspace-versions.ts room()): a collaborator's changes share half of it. */
   private room(g: { meta: Meta; access: Access }, versions: Array<{ path: string; size: number; data?: Uint8Array }>, now: string): DoError | undefined {
-    return this.files.room(g.meta.name, versions, now, g.access === "owner" ? undefined : { ownerId: g.meta.owner, ownerLabel: g.meta.owner_label });
+    return this.files.room(g.meta.name, versions, now, this.collaborator(g));
+  }
+
+  /** The caller as the history's room and its cap take their changes (VersionedFiles.room, commit): the owner, or a
+   *  collaborator, whose changes drop none of the owner's versions. */
+  private collaborator(g: { meta: Meta; access: Access }): Collaborator | undefined {
+    return g.access === "owner" ? undefined : { ownerId: g.meta.owner, ownerLabel: g.meta.owner_label };
   }
 
   /** Why a collaborator may not change `path`: a config that holds secret-looking entries (or text that does not parse
@@ -525,7 +531,7 @@ export class WorkspaceProject extends DurableObject {
     const displaced = append ? undefined : this.displacedBy(path, caller, head, ifVersion);
     // A whole write's lines are its own; an edit named the text it changes.
     const unread = !edit && displaced ? { unread: displaced.person } : {};
-    const entry = this.files.transaction(() => this.noted(path, caller, next, this.files.commit(path, next, edit ? "edit" : append && head ? "append" : "write", personOf(caller), now, { alsoBy: people(alsoBy), ...unread }), displaced));
+    const entry = this.files.transaction(() => this.noted(path, caller, next, this.files.commit(path, next, edit ? "edit" : append && head ? "append" : "write", personOf(caller), now, { alsoBy: people(alsoBy), ...unread, collaborator: this.collaborator(g) }), displaced));
     return { ok: true, value: { ...entry, ...unnamed } };
   }
 
@@ -589,7 +595,7 @@ export class WorkspaceProject extends DurableObject {
     if (secret) return secret;
     if (this.othersShare(g, [{ path, size: data.byteLength }])) return { ok: true, value: null };
     if (this.room(g, [{ path, size: data.byteLength, data }], now)) return { ok: true, value: null };
-    this.files.transaction(() => this.files.commit(path, data, "write", personOf(caller), now, { alsoBy: people(alsoBy) }));
+    this.files.transaction(() => this.files.commit(path, data, "write", personOf(caller), now, { alsoBy: people(alsoBy), collaborator: this.collaborator(g) }));
     return { ok: true, value: { entries: edited.entries } };
   }
 
@@ -619,7 +625,7 @@ export class WorkspaceProject extends DurableObject {
     if (share) return share;
     const room = this.room(g, files.map((f, i) => ({ path: paths[i]!, size: f.data.byteLength, data: f.data })), now);
     if (room) return room;
-    this.files.transaction(() => files.forEach((f, i) => this.files.commit(paths[i]!, f.data, "write", personOf(caller), now, { alsoBy: people(alsoBy) })));
+    this.files.transaction(() => files.forEach((f, i) => this.files.commit(paths[i]!, f.data, "write", personOf(caller), now, { alsoBy: people(alsoBy), collaborator: this.collaborator(g) })));
     return { ok: true, value: { files: files.length } };
   }
 
@@ -656,7 +662,7 @@ export class WorkspaceProject extends DurableObject {
     if (room) return room;
     const replaced = this.replacedUnnamed(path, caller, head, ifVersion, from.value.data);
     const displaced = this.displacedBy(path, caller, head, ifVersion);
-    return { ok: true, value: { ...this.files.transaction(() => this.noted(path, caller, from.value.data, this.files.commit(path, from.value.data, "restore", personOf(caller), now, { restoredFrom: version }), displaced)), ...replaced } };
+    return { ok: true, value: { ...this.files.transaction(() => this.noted(path, caller, from.value.data, this.files.commit(path, from.value.data, "restore", personOf(caller), now, { restoredFrom: version, collaborator: this.collaborator(g) }), displaced)), ...replaced } };
   }
 
   remove(caller: Caller, given: string, ifVersion: number | undefined, now: string): DoResult<RemovedEntry> {
@@ -672,7 +678,7 @@ export class WorkspaceProject extends DurableObject {
     const room = this.room(g, [{ path, size: 0 }], now);
     if (room) return room;
     const replaced = this.replacedUnnamed(path, caller, head, ifVersion, null);
-    const entry = this.files.transaction(() => this.files.commit(path, null, "delete", personOf(caller), now));
+    const entry = this.files.transaction(() => this.files.commit(path, null, "delete", personOf(caller), now, { collaborator: this.collaborator(g) }));
     return { ok: true, value: { path, version: entry.version, ...replaced } };
   }
 
@@ -705,7 +711,7 @@ export class WorkspaceProject extends DurableObject {
     const room = this.room(g, doing.map((path) => ({ path, size: 0 })), now);
     if (room) return room;
     for (const path of doing) this.indexAsItIs(path);
-    this.files.transaction(() => doing.forEach((path) => this.files.commit(path, null, "delete", personOf(caller), now)));
+    this.files.transaction(() => doing.forEach((path) => this.files.commit(path, null, "delete", personOf(caller), now, { collaborator: this.collaborator(g) })));
     return { ok: true, value: { files: doing.length, more: deletable.length - doing.length, held: paths.length - deletable.length } };
   }
 
@@ -898,7 +904,7 @@ export class WorkspaceProject extends DurableObject {
     this.files.transaction(() => {
       this.sql.exec("UPDATE meta SET answers = ?, answer_authors = ? WHERE id = 1", JSON.stringify(answers), JSON.stringify(Object.fromEntries(authors)));
       if (timeZone !== undefined) this.sql.exec("UPDATE meta SET time_zone = ? WHERE id = 1", timeZone);
-      for (const f of changed) this.files.commit(f.path, f.data, "config", personOf(caller), now, { entries });
+      for (const f of changed) this.files.commit(f.path, f.data, "config", personOf(caller), now, { entries, collaborator: this.collaborator(g) });
     });
     const keptIn = kept.filter((k) => changed.some((f) => f.path === k.path));
     return { ok: true, value: { changed: changed.map((f) => f.path), ...(keptIn.length ? { kept: keptIn } : {}) } };

@@ -303,18 +303,15 @@ export class VersionedFiles {
    *  why not. Who wrote each line is counted when stored, not here. `collaborator`: a change by someone other than the
    *  owner (whose id and label are given), which may fill the history only to half the cap: the other half is the
    *  owner's, so a share cannot fill it and stop the owner's own changes. */
-  room(project: string, versions: Array<{ path: string; size: number; data?: Uint8Array }>, now: string, collaborator?: { ownerId: string; ownerLabel: string }): WsError | undefined {
+  room(project: string, versions: Array<{ path: string; size: number; data?: Uint8Array }>, now: string, collaborator?: Collaborator): WsError | undefined {
     const content = (v: { path: string; size: number; data?: Uint8Array }) => (v.data ? this.storedBytes(v.path, v.data) : v.size);
     const bytes = versions.reduce((n, v) => n + content(v) + 2 * new TextEncoder().encode(v.path).byteLength + ROW_BYTES, 0);
     const stored = this.stored();
-    const cap = collaborator ? this.historyCap / 2 : this.historyCap;
+    const cap = this.capFor(collaborator);
     if (stored + bytes <= cap) return undefined;
-    // A collaborator's room is only what the cap may drop of others' versions, the server's merges left out too
-    // (review 356: counting the owner's old versions, a writer filled past half the cap, and the owner's next changes
-    // dropped the owner's own history while the writer's scratch stayed).
-    const [othersOnly, owner] = collaborator ? [` AND v.author <> ? AND ${notOwners("v.")}`, [SERVER_MERGE, collaborator.ownerId, collaborator.ownerLabel]] : ["", []];
     const cutoff = this.cutoff(now);
-    const droppable = this.sizes(`${FREED} + ${BARE}`, this.droppable() + othersOnly, cutoff, ...owner) + this.sizes(BARE, this.bare() + othersOnly, cutoff, ...owner);
+    const { only, params } = this.droppableBy(collaborator);
+    const droppable = this.sizes(`${FREED} + ${BARE}`, this.droppable() + only, cutoff, ...params) + this.sizes(BARE, this.bare() + only, cutoff, ...params);
     if (stored + bytes - droppable <= cap) return undefined;
     const counted = " (each counts its content and its path, a deletion too)";
     const kept = `content a change replaced or deleted is kept ${Math.round(this.retentionMs / DAY_MS)} days before the ${mib(this.historyCap)} history cap may drop it (deleting a file frees nothing before then)`;
@@ -325,6 +322,19 @@ export class VersionedFiles {
       return fail("limit", `Project "${project}" keeps ${mib(stored)} of file versions${counted}, and ${kept}; past half of it only its owner's changes are taken, so that nobody it is shared with can fill it: this change does not fit.${largest} Its owner (${collaborator.ownerLabel}) can ${purge}`);
     }
     return fail("limit", `Project "${project}" keeps ${mib(stored)} of file versions${counted}, and ${kept}: this change does not fit.${largest} You own it: you can ${purge}`);
+  }
+
+  /** The history a change may fill: a collaborator's, half the cap (the other half is the owner's). */
+  private capFor(collaborator?: Collaborator): number {
+    return collaborator ? this.historyCap / 2 : this.historyCap;
+  }
+
+  /** What of the droppable rows a change may count as room and drop, as a condition on `versions v` (`only`, with its
+   *  `params`): a collaborator's, only others' rows, neither the owner's nor the server's merges' (review 356: counting
+   *  the owner's old versions, a writer filled past half the cap; review 430: a writer's churn of one file dropped the
+   *  owner's old versions whole, by age, while the writer's stayed). */
+  private droppableBy(collaborator?: Collaborator): { only: string; params: string[] } {
+    return collaborator ? { only: ` AND v.author <> ? AND ${notOwners("v.")}`, params: [SERVER_MERGE, collaborator.ownerId, collaborator.ownerLabel] } : { only: "", params: [] };
   }
 
   /** The path whose earlier versions (what a purge takes: never a head) take the most of the history, and who wrote
@@ -497,15 +507,17 @@ export class VersionedFiles {
   }
 
   /** Stores one new version and makes it the file's head (inside the caller's transaction). A restore brings back
-   *  the version's lines with their authors; any other change keeps the authors of the lines it kept. */
-  commit(path: string, data: Uint8Array | null, op: VersionOp, by: Person, at: string, opts: { restoredFrom?: number } & Changed = {}): AuthoredEntry {
+   *  the version's lines with their authors; any other change keeps the authors of the lines it kept. `collaborator`:
+   *  a change by someone other than the owner, which drops from the history only what room() counted as its room. */
+  commit(path: string, data: Uint8Array | null, op: VersionOp, by: Person, at: string, opts: { restoredFrom?: number; collaborator?: Collaborator } & Changed = {}): AuthoredEntry {
     const { restoredFrom } = opts;
+    const last = this.lastVersion(path);
     // A path none of whose versions are left starts past every version dropped whole: no number names two contents.
-    const version = (this.lastVersion(path) || this.sql.exec<{ n: number }>("SELECT dropped_version AS n FROM meta WHERE id = 1").one().n) + 1;
+    const version = (last || this.sql.exec<{ n: number }>("SELECT dropped_version AS n FROM meta WHERE id = 1").one().n) + 1;
     const size = data?.byteLength ?? 0;
     const sha = data ? sha256(data) : null;
     // What create writes is the installer's defaults, no member's words: a member's later change of a line is theirs.
-    const lines = data ? (op === "create" ? JSON.stringify(allBy(INSTALLER, splitLines(decode(data)).length)) : this.linesAfter(path, data, by, opts)) : null;
+    const lines = data ? (op === "create" ? JSON.stringify(allBy(INSTALLER, splitLines(decode(data)).length)) : this.linesAfter(path, data, by, last > 0, opts)) : null;
     const author = by.label;
     const authorId = by.id ?? null;
     const extension = data && this.extension(path, data);
@@ -520,14 +532,17 @@ export class VersionedFiles {
     else this.sql.exec("DELETE FROM files WHERE path = ?", path);
     this.listing?.set(path, data ? { path, version, size } : undefined);
     this.sql.exec(`UPDATE meta SET history_bytes = history_bytes + (SELECT ${HELD} + ${BARE} FROM versions v WHERE path = ? AND version = ?) WHERE id = 1`, path, version);
-    this.prune(at);
+    this.prune(at, opts.collaborator);
     return { path, version, size, sha256: sha ?? "", updated_at: at, author };
   }
 
-  /** Who wrote each line of `data`, `by`'s new content of `path`, as stored (null: `by` wrote it all). A file only
-   *  its author ever changed costs nothing here; one someone else had a hand in is read and matched line by line. */
-  private linesAfter(path: string, data: Uint8Array, by: Person, { restoredFrom, entries, alsoBy = [], unread }: { restoredFrom?: number } & Changed): string | null {
-    const row = this.authorsRow(path, restoredFrom);
+  /** Who wrote each line of `data`, `by`'s new content of `path` (`existed`: it has versions), as stored (null: `by`
+   *  wrote it all). A file only its author ever changed costs nothing here; one someone else had a hand in is read and
+   *  matched line by line. */
+  private linesAfter(path: string, data: Uint8Array, by: Person, existed: boolean, { restoredFrom, entries, alsoBy = [], unread }: { restoredFrom?: number } & Changed): string | null {
+    // A deleted file written again is matched against its newest version kept, as a restore of it would be (review 430:
+    // a writer's delete and rewrite of the owner's lines made every line the writer's).
+    const row = this.authorsRow(path, restoredFrom) ?? (existed ? this.newestKept(path) : undefined);
     if (!row) return entries || alsoBy.length ? mixedOrNull(carryAuthors("", { people: [], runs: [] }, decode(data), by, entries, alsoBy), by) : null;
     const was = authorsOf(row);
     if (restoredFrom !== undefined) return was ? JSON.stringify(was) : samePerson(personOf(row), by) ? null : JSON.stringify(allBy(personOf(row), splitLines(decode(data)).length));
@@ -554,6 +569,11 @@ export class VersionedFiles {
     return version === undefined
       ? this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines, sha256 FROM files WHERE path = ?", path).toArray()[0]
       : this.sql.exec<AuthorsRow>("SELECT version, author, author_id, lines, sha256 FROM versions WHERE path = ? AND version = ?", path, version).toArray()[0];
+  }
+
+  /** Who wrote `path`'s newest version whose content is kept, and its lines' authors as stored (undefined: none is). */
+  private newestKept(path: string): AuthorsRow | undefined {
+    return this.sql.exec<AuthorsRow>(`SELECT version, author, author_id, lines, sha256 FROM versions WHERE path = ? AND ${KEPT} ORDER BY version DESC LIMIT 1`, path).toArray()[0];
   }
 
   /** Each stored line (at `\n`) of `path`'s head with the labels of who wrote a part of it, the server's merge left
@@ -728,29 +748,33 @@ export class VersionedFiles {
     return freed;
   }
 
-  /** Past the history cap, the oldest rows whose content is gone go whole, then the oldest earlier versions replaced
-   *  longer ago than the retention lose their content (and go whole later), those built on one another together;
-   *  heads, content replaced since and purged content never do (room() refuses a change that would need them). */
-  private prune(now: string): void {
+  /** Past the history cap (half of it for a collaborator's change: capFor), the oldest rows whose content is gone go
+   *  whole, then the oldest earlier versions replaced longer ago than the retention lose their content (and go whole
+   *  later), those built on one another together; heads, content replaced since and purged content never do (room()
+   *  refuses a change that would need them). A collaborator's change drops only the rows room() counted as its room
+   *  (droppableBy). */
+  private prune(now: string, collaborator?: Collaborator): void {
     let stored = this.stored();
-    if (stored <= this.historyCap) return;
+    const cap = this.capFor(collaborator);
+    if (stored <= cap) return;
     const cutoff = this.cutoff(now);
-    const droppable = (rowid: number) => this.sql.exec(`SELECT 1 FROM ${this.droppable()} AND v.rowid = ?2`, cutoff, rowid).toArray().length > 0;
-    while (stored > this.historyCap) {
-      const bare = this.sql.exec<Dropped>(`SELECT v.rowid AS rowid, v.path AS path, v.version AS version, ${BARE} AS bytes FROM ${this.bare()} ORDER BY v.rowid LIMIT 100`, cutoff).toArray();
-      const held = bare.length ? [] : this.sql.exec<Dropped>(`SELECT v.rowid AS rowid, v.path AS path, v.version AS version, ${HELD} AS bytes FROM ${this.droppable()} ORDER BY v.rowid LIMIT 100`, cutoff).toArray();
+    const { only, params } = this.droppableBy(collaborator);
+    const droppable = (rowid: number) => this.sql.exec(`SELECT 1 FROM ${this.droppable()}${only} AND v.rowid = ?`, cutoff, ...params, rowid).toArray().length > 0;
+    while (stored > cap) {
+      const bare = this.sql.exec<Dropped>(`SELECT v.rowid AS rowid, v.path AS path, v.version AS version, ${BARE} AS bytes FROM ${this.bare()}${only} ORDER BY v.rowid LIMIT 100`, cutoff, ...params).toArray();
+      const held = bare.length ? [] : this.sql.exec<Dropped>(`SELECT v.rowid AS rowid, v.path AS path, v.version AS version, ${HELD} AS bytes FROM ${this.droppable()}${only} ORDER BY v.rowid LIMIT 100`, cutoff, ...params).toArray();
       if (!bare.length && !held.length) break;
       for (const row of bare) {
-        if (stored <= this.historyCap) break;
+        if (stored <= cap) break;
         if (row.version === this.lastVersion(row.path)) this.sql.exec("UPDATE meta SET dropped_version = MAX(dropped_version, ?) WHERE id = 1", row.version);
         this.sql.exec("DELETE FROM versions WHERE rowid = ?", row.rowid);
         stored -= row.bytes;
       }
       const gone = new Set<number>();
       for (const row of held) {
-        if (stored <= this.historyCap) break;
+        if (stored <= cap) break;
         if (gone.has(row.rowid)) continue;
-        const run = this.run(row.rowid, droppable, stored - this.historyCap);
+        const run = this.run(row.rowid, droppable, stored - cap);
         for (const r of run) gone.add(r.rowid);
         const freed = this.dropContent(run);
         stored -= freed;
@@ -763,6 +787,10 @@ export class VersionedFiles {
     this.sql.exec("UPDATE meta SET history_bytes = ? WHERE id = 1", stored);
   }
 }
+
+/** Someone other than the owner changing the project, and the owner's id and label: their changes fill at most half the
+ *  history cap, the owner's half kept for the owner's own (room(), prune()). */
+export type Collaborator = { ownerId: string; ownerLabel: string };
 
 type Dropped = Row & { rowid: number; path: string; version: number; bytes: number };
 /** A version of a run to drop (run()): what it extends, what it holds (HELD), its lines' bytes and its row's (BARE). */

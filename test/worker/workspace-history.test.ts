@@ -94,6 +94,35 @@ describe("the history cap (M5)", () => {
     for (let i = 0; i < 5; i++) expect((await olive.files({ action: "write", project: name, path: `own/${i}.md`, content: kib("o", 20) })).isError).toBe(false);
     for (let v = 1; v <= 6; v++) expect((await olive.files({ action: "read", project: name, path: prd, version: v })).text).toContain(`# PRD v${v - 1}\n`);
   });
+
+  it("drops only the writer's own old versions for the writer's churn of one file, never the owner's, past the retention (review 430)", async () => {
+    const name = unique("churn-one");
+    await olive.project({ action: "create", name });
+    await shareAccepted(olive, name, mallory, "write");
+    const stub = projectStub(olive.id, name);
+    const prd = "docs/prd.md";
+    for (let i = 0; i < 6; i++) await olive.files({ action: "write", project: name, path: prd, content: `# PRD v${i}\n${kib("o", 20)}\n` });
+    const stored = (state: DurableObjectState) => state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b;
+    const cap = await runInDurableObject(stub, (instance: WorkspaceProject, state) => {
+      instance.files.retentionMs = 0;
+      return (instance.files.historyCap = 2 * (stored(state) + 100 * 1024));
+    });
+    // Each of her old versions is room for her next: none refused, and what goes is hers, oldest first.
+    for (let i = 0; i < 30; i++) {
+      const out = await mallory.files({ action: "write", project: name, path: "scratch/m.md", content: `mallory ${i}\n${kib(String.fromCharCode(97 + (i % 26)), 20)}` });
+      expect(out.isError, out.text).toBe(false);
+    }
+    // Dropped by age over everyone's rows, the owner's PRD kept only v6 ("no longer kept" for v1 to v5).
+    const prdKept = async () => { for (let v = 1; v <= 6; v++) expect((await olive.files({ action: "read", project: name, path: prd, version: v })).text).toContain(`# PRD v${v - 1}\n`); };
+    await prdKept();
+    const kept = (await olive.files({ action: "history", project: name, path: "scratch/m.md" })).structured.versions as Array<{ version: number; pruned?: boolean }>;
+    expect(kept[0]!.version).toBe(30);
+    expect(kept.filter((v) => !v.pruned).length).toBeLessThan(30);
+    // Her changes filled only her half: the owner's next writes drop nothing of the owner's either.
+    expect(await runInDurableObject(stub, (_: WorkspaceProject, state) => stored(state))).toBeLessThanOrEqual(cap / 2);
+    for (let i = 0; i < 4; i++) expect((await olive.files({ action: "write", project: name, path: `own/${i}.md`, content: kib("o", 20) })).isError).toBe(false);
+    await prdKept();
+  });
 });
 
 // Review 236: every version row counts against the history cap by what it stores, a deletion too: a loop writing and
