@@ -68,6 +68,13 @@ function isMissing(error: unknown): boolean {
 }
 
 /** Throws when `rel` (from a root) is machinery, or, to change, a file that runs or decides what runs. */
+/** A file's ASCII as a search for a key's marks sees it: Latin-1, the cheapest decoding (the marks are ASCII, found as
+ *  in UTF-8), its NULs dropped, so UTF-16 (PowerShell 5's `>` writes it) reads as plain too (review 433). */
+function asciiOf(data: Uint8Array): string {
+  const text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("latin1");
+  return text.includes("\0") ? text.replaceAll("\0", "") : text;
+}
+
 function refuseAt(rel: string, purpose: "read" | "change"): void {
   const machinery = rel.split("/").map(machineryName).find(Boolean);
   if (machinery) throw refusal(`${namedPath(rel)} is inside ${machinery}/, tools' machinery rather than the project's content; refused.`, "EACCES");
@@ -244,9 +251,8 @@ export class NodeRuntimeFs implements RuntimeFs {
     // Judged and named by the name asked from the project, as bmad-files names it (review 359: a refusal named /abs/…/.env).
     const asked = this.asked(at.path).rel;
     const data = await this.read(at.root, at.rel, asked, part);
-    // A private key is a secret file whatever its name (review 429: ssh-keygen's `deploy_key` was served whole). Its
-    // marks are ASCII: read as Latin-1, the cheapest decoding, they are found as in UTF-8.
-    if (data && holdsPrivateKey(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("latin1"))) throw asError({ ok: false, code: "outside", error: `${asked}: ${secretFileRefusal()}` });
+    // A private key is a secret file whatever its name (review 429: ssh-keygen's `deploy_key` was served whole).
+    if (data && holdsPrivateKey(asciiOf(data))) throw asError({ ok: false, code: "outside", error: `${asked}: ${secretFileRefusal()}` });
     return data;
   }
 

@@ -149,6 +149,14 @@ it("reads no private key, whatever its file is called", async () => {
       expect(text(read)).not.toContain("KEYBODY");
     }
   }
+  // Nor one saved as UTF-16 (PowerShell 5's `>`), its marks between NULs (review 433: served whole).
+  writeFileSync(join(dir, "keys/server16.txt"), Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(key, "utf16le")]));
+  expect(text(await client.callTool({ name: "bmad-files", arguments: { action: "read", path: "keys/server16.txt" } }))).toContain("holds secrets");
+  // A design doc that shows the marker around a placeholder holds no key: read, edited and listed as any doc (review
+  // 433: refused by every tool and left out of listings).
+  const doc = "# Architecture\n\nTLS keys are mounted at run time:\n\n```\n-----BEGIN PRIVATE KEY-----\n<base64 body, never committed>\n-----END PRIVATE KEY-----\n```\n";
+  expect((await client.callTool({ name: "bmad-files", arguments: { action: "write", path: "docs/arch-keys.md", content: doc } })).isError).toBeFalsy();
+  expect(text(await client.callTool({ name: "bmad-files", arguments: { action: "read", path: "docs/arch-keys.md" } }))).toContain("<base64 body, never committed>");
 });
 
 // Review 37: a version kept from before the user added a secret, restored, removed it as a write would have.

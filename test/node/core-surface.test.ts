@@ -179,6 +179,11 @@ it("holds back tokens glued to Markdown, private keys of every kind, and secrets
     `gsk_${FAKE.slice(0, 52)}`, `xai-${FAKE.slice(0, 80)}`, `xapp-1-A0123456789-1234567890123-${FAKE.slice(0, 64)}`,
   ];
   for (const text of held) expect(holdsShapedSecret(text), text).toBe(true);
+  // The marker around a placeholder, or named in a sentence, is no key (review 433).
+  for (const text of ["```\n-----BEGIN PRIVATE KEY-----\n<base64 body, never committed>\n-----END PRIVATE KEY-----\n```", "A key file starts with -----BEGIN PRIVATE KEY----- and ends with its END line."]) expect(holdsShapedSecret(text), text).toBe(false);
+  // A data file's column named "Primary Key" holds no secret: the file is served as it is (review 433).
+  const dictionary = "Table,Column,Type,Primary Key,Notes\norders,order_id,uuid,yes (composite with tenant_id),\n";
+  expect(sanitizeConfigText("docs/data-dictionary.csv", dictionary)).toBe(dictionary);
   // A PRD names fields, code reads secrets, docs show placeholders: none is a secret.
   const prose = [
     "password: the user's password field", "| password | string | hashed |", "max_tokens: 4000", "MAX_TOKENS=4000", "a word like sk- alone", "project_key: ABC", "Password: hunter2hunter2",

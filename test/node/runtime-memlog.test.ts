@@ -45,7 +45,8 @@ function session(): Step[] {
     { args: ["append", "--workspace", ws, "--text", "- a dash and a space"] },
     { args: ["append", "--workspace", ws, "--text", "-5.5"] },
     { args: ["append", "--workspace", ws, "--text", "-5\n"] },
-    { args: ["init", "--path", join(tree, "del\x7fete.md"), "--field", "k=\x7f"] },
+    // DEL in a value, as Python writes it (in a name the port refuses it, as bmad-files does: review 413).
+    { args: ["init", "--path", join(tree, "delete.md"), "--field", "k=\x7f"] },
     { args: ["append", "--workspace", ws, "--text", "-dash"] },
     { args: ["append", "--workspace", ws, "--text", "x", "--", "--by", "y"] },
     // Relative paths resolve against the working directory and print as given.

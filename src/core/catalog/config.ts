@@ -12,13 +12,16 @@ import { shownText, startsWithBom } from "../workspace/file-text.js";
 /** What separates a key name's words: `-`, `_`, and `.` or a space as dotted and spaced keys hold them
  *  (`stripe.api.key`, `"api key"`: review 429, such names were served whole). One class: no pattern backtracks on it. */
 const SEP = "[-_.\\s]";
+/** The same, but a space: a bare word `key` (`Primary Key`, `Sort Key`, a data file's column headers) names no secret
+ *  by itself (review 433: a data dictionary's "Primary Key" column made the whole CSV unserved). */
+const NAME_SEP = "[-_.]";
 // Any key ending in a word "key" (openai_key, signing_key, aws_access_key_id) but BMAD's own project_key (a tracker's
 // prefix); not `monkey`, `whiskey`, `hotkey` (review 250).
 // Not "author", "authority", "authorship": a document's author is no credential (a CSV or XML column of them is judged
 // too); "authorization" and "authorisation" are (review 55: `Authorization` headers were served again).
 // One-time-password seeds, recovery codes, Java keystores' passwords, card numbers and social security numbers too (review 54);
 // a name ending in pass or pw with nothing between (dbpass, rootpw), creds, a Wi-Fi psk (review 61).
-const SECRET_KEY = new RegExp(`(secret|token|password|passwd|passphrase|passcode|passwort|mot${SEP}de${SEP}passe|contrase|pwd|credential|auth(?!or(?!i[sz]))|cookie|bearer|dsn|conn(ection)?${SEP}?str(ing)?|salt|hmac|private${SEP}?key|api${SEP}?key|access${SEP}?key|key${SEP}data|webhook|jwt|mnemonic|seed${SEP}?phrase|(^|${SEP})keys?(${SEP}?ids?)?$|${SEP}key${SEP}?\\d+$|(^|${SEP})(pat|pem|pin)$|(^|${SEP})(t?otp|ssn)(${SEP}|$)|otp${SEP}?seed|recovery${SEP}?codes?|(store|key)${SEP}?pass|cvv|card${SEP}?num(ber)?|pass$|pw$|pswd|creds?$|psk)`, "i");
+const SECRET_KEY = new RegExp(`(secret|token|password|passwd|passphrase|passcode|passwort|mot${SEP}de${SEP}passe|contrase|pwd|credential|auth(?!or(?!i[sz]))|cookie|bearer|dsn|conn(ection)?${SEP}?str(ing)?|salt|hmac|private${SEP}?key|api${SEP}?key|access${SEP}?key|key${SEP}data|webhook|jwt|mnemonic|seed${SEP}?phrase|(^|${NAME_SEP})keys?(${NAME_SEP}?ids?)?$|${NAME_SEP}key${NAME_SEP}?\\d+$|(^|${NAME_SEP})(pat|pem|pin)$|(^|${NAME_SEP})(t?otp|ssn)(${NAME_SEP}|$)|otp${SEP}?seed|recovery${SEP}?codes?|(store|key)${SEP}?pass|cvv|card${SEP}?num(ber)?|pass$|pw$|pswd|creds?$|psk)`, "i");
 const NOT_SECRET = new Set(["project_key"]);
 /** Names that end in `key` and name an identifier where their value is one (`space_key='PROD'` in BMAD's own
  *  customize.toml examples: review 194); with a credential-shaped value they are secrets' names still (review 200). */
@@ -30,7 +33,7 @@ const namesIdentifier = (name: string, value: string) => IDENTIFIER_KEYS.has(nam
  *  250). Not a key of a kind that is one (`api_key`, `signing_key`), nor a secret's own name (`password: hunter`). */
 const PLAIN_WORD = /^[a-z]+(_[a-z]+)*$|^[A-Z]+(-\d+)?$/;
 const CREDENTIAL_KEY = new RegExp(`(api|private|access|secret|signing|encryption|master|license|licence|session|client|app|auth|ssh|gpg|pgp|deploy|crypt|hmac|jwt|webhook)${SEP}?keys?$`, "i");
-const ENDS_IN_KEY = new RegExp(`${SEP}keys?$`, "i");
+const ENDS_IN_KEY = new RegExp(`${NAME_SEP}keys?$`, "i");
 function namesPlainSetting(name: string, value: unknown): boolean {
   if (typeof value !== "string" || value.length > 16 || !PLAIN_WORD.test(value)) return false;
   return ENDS_IN_KEY.test(name) ? !CREDENTIAL_KEY.test(name) : DESCRIBES.test(name) && !/(pass|secret|token|credential|hash|header)/i.test(name.replace(DESCRIBES, ""));
@@ -86,10 +89,20 @@ function holdsToken(word: string): boolean {
   }
 }
 
-/** A private key: PEM's (OpenSSH's too), an armored PGP block, a PuTTY key file, an age identity (review 54). */
+/** A private key: PEM's (OpenSSH's too), an armored PGP block, a PuTTY key file, an age identity (review 54). A PEM or
+ *  PGP marker counts where a key's body starts on the next line (after any `Name: value` headers and a blank line; a
+ *  line break may be a JSON string's `\n`), not alone: a design doc's placeholder block (`<base64 body>`) or a
+ *  sentence naming the marker is no key (review 433: the bridge hid such a doc from every tool). Each marker is looked
+ *  past once, over a bounded window: linear. */
 export function holdsPrivateKey(text: string): boolean {
-  return text.includes("PRIVATE KEY-----") || text.includes("PRIVATE KEY BLOCK-----") || (text.includes("PuTTY-User-Key-File-") && text.includes("Private-Lines:")) || /AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}/.test(text);
+  if ((text.includes("PuTTY-User-Key-File-") && text.includes("Private-Lines:")) || /AGE-SECRET-KEY-1[02-9AC-HJ-NP-Z]{58}/.test(text)) return true;
+  for (let at = text.indexOf("PRIVATE KEY"); at >= 0; at = text.indexOf("PRIVATE KEY", at + 1)) {
+    if (KEY_BODY.test(text.slice(at, at + 400))) return true;
+  }
+  return false;
 }
+const BREAK = "(?:\\r?\\n|\\\\n)";
+const KEY_BODY = new RegExp(`^PRIVATE KEY(?: BLOCK)?-----${BREAK}(?:[A-Za-z-]{1,40}: [^\\n]{0,200}${BREAK})*${BREAK}?[A-Za-z0-9+/]`);
 
 /** A key's word in camelCase (`openaiKey`, `stripeKeyId`, `AWSKey`), where SECRET_KEY, read in any case, needs a word
  *  separator before it. */

@@ -38,10 +38,13 @@ function namesTaken(catalog: Catalog): string {
     if (!held || catalog.priority(r.source) < catalog.priority(held.source)) holders.set(key(r), r);
   }
   const origin = (r: CatalogRecord) => catalog.manifest.sources[r.source]?.origin;
+  // BMAD's own in the user's trees: a v4 install's bmad-core is BMAD's core, not another's (review 433: every v4
+  // project was warned of its own agents).
+  const bmads = (r: CatalogRecord) => origin(r) === "package" || (catalog.manifest.sources[r.source]?.layout === "v4" && r.module === "bmad-core");
   const taken = new Map<string, string>();
   for (const r of catalog.manifest.records) {
     const holder = holders.get(key(r))!;
-    if (origin(r) !== "package" || origin(holder) === "package" || holder.module === r.module || taken.has(key(r))) continue;
+    if (origin(r) !== "package" || bmads(holder) || holder.module === r.module || taken.has(key(r))) continue;
     taken.set(key(r), `"${shortName(r)}" loads ${holder.module}/${holder.name} from ${origin(holder)}, BMAD's is ${r.module}/${shortName(r)}`);
   }
   if (!taken.size) return "";
