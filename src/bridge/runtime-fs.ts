@@ -83,6 +83,12 @@ function refuseAt(rel: string, purpose: "read" | "change"): void {
   if (refused) throw refusal(refused, "EACCES");
 }
 
+/** Throws when `rel` would be made where a shell would expand its name (shellWordRefusal): a file or folder new here. */
+function refuseShellWord(rel: string): void {
+  const shell = shellWordRefusal(rel);
+  if (shell) throw refusal(shell, "EACCES");
+}
+
 /** Throws when `rel` is not one line: what a script made so no listing shows and no bmad-files action reaches, as
  *  bmad-files itself makes none (review 413: memlog.py made `docs/x\u001b[31m.md`, which the model could not remove). */
 function refuseNotOneLine(rel: string): void {
@@ -316,9 +322,8 @@ export class NodeRuntimeFs implements RuntimeFs {
     sawFile(root, rel, unchanged, current ?? new Uint8Array());
     const next = await change(current);
     if (next === undefined) return { ok: true, written: undefined };
-    // A new name a shell would expand (`~/x.md`) is not made; one that exists is changed as it is (shellWordRefusal).
-    const shell = current === undefined && next !== null ? shellWordRefusal(rel) : undefined;
-    if (shell) throw refusal(shell, "EACCES");
+    // A new name a shell would expand (`~/x.md`) is not made; one that exists is changed as it is.
+    if (current === undefined && next !== null) refuseShellWord(rel);
     const changed = await changedSince(root, rel, unchanged);
     if (changed) return changed;
     // A change that does not land keeps nothing (landedOrDropped).
@@ -347,8 +352,7 @@ export class NodeRuntimeFs implements RuntimeFs {
     for (const name of files.keys()) {
       const at = rel ? `${rel}/${name}` : name;
       refuseAt(at, "change");
-      const shell = shellWordRefusal(at);
-      if (shell) throw refusal(shell, "EACCES");
+      refuseShellWord(at);
     }
     await withFileLock(root, rel, async () => {
       const created = await createConfinedTree(root, rel, files);
@@ -387,8 +391,7 @@ export class NodeRuntimeFs implements RuntimeFs {
     const { root, rel } = await this.place(dir, "read", true);
     refuseNotOneLine(rel);
     // A folder is made only where a file may be written: an empty .claude/commands/ is the start of one that runs.
-    const shell = rel ? shellWordRefusal(rel) : undefined;
-    if (shell) throw refusal(shell, "EACCES");
+    if (rel) refuseShellWord(rel);
     if (rel && changeRefusal(`${rel}/file`)) throw refusal(`${rel}/ is a folder no tool writes in: it holds a tool's own settings, or code that runs; refused.`, "EACCES");
     const made = await ensureConfinedDir(root, rel);
     if (!made.ok) throw asError(made);

@@ -165,13 +165,13 @@ export class WorkspaceProject extends DurableObject {
     if (!g.ok) return g;
     const path = this.files.asStored(given);
     if (!path.ok) return path;
-    const head = this.files.head(path.value);
     // A new name a shell would expand (`~/x.md`) is not made; one that exists is changed as it is (shellWordRefusal).
-    const shell = head ? undefined : shellWordRefusal(path.value);
-    if (shell) return fail("invalid", shell);
+    const shell = shellWordRefusal(path.value);
+    if (shell && !this.files.head(path.value)) return fail("invalid", shell);
     this.writeMemories(g.meta, path.value);
     this.indexAsItIs(path.value);
-    return { ...g, path: path.value, head };
+    // Read after the memories are written: they may change this file's head.
+    return { ...g, path: path.value, head: this.files.head(path.value) };
   }
 
   /** The project's files and bytes as the caller's limits count them. */

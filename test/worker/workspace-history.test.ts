@@ -28,6 +28,9 @@ beforeAll(async () => {
 
 const kib = (c: string, n = 1) => c.repeat(1024 * n);
 
+/** The bytes a project's history keeps, as its object counts them against the cap. */
+const historyBytes = (state: DurableObjectState) => state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b;
+
 describe("the history cap (M5)", () => {
   it("keeps the content of a file a writer deleted or overwrote, however much they write after; only the owner purges", async () => {
     await olive.files({ action: "write", project, path: "docs/prd.md", content: `Olive's PRD\n${kib("p")}` });
@@ -70,19 +73,24 @@ describe("the history cap (M5)", () => {
     expect((await olive.files({ action: "read", project, path: "docs/prd.md" })).text).toContain("Olive's PRD");
   });
 
-  it("counts none of the owner's old versions as a writer's room past half the cap, so the owner's next changes keep them (review 356)", async () => {
-    const name = unique("owners-room");
+  /** Olive's project `name` shared with Mallory for writing, six versions of her PRD in it past the retention (0 here),
+   *  and a history cap of twice what it stores and `room` KiB: the cap may drop them, but a writer's room they are not. */
+  async function ownersPrdsPastRetention(name: string, room: number) {
     await olive.project({ action: "create", name });
     await shareAccepted(olive, name, mallory, "write");
     const stub = projectStub(olive.id, name);
     const prd = "docs/prd.md";
     for (let i = 0; i < 6; i++) await olive.files({ action: "write", project: name, path: prd, content: `# PRD v${i}\n${kib("o", 20)}\n` });
-    // Her old PRDs are past the retention (0 here): the cap may drop them, but a writer's room they are not.
-    const stored = (state: DurableObjectState) => state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b;
     const cap = await runInDurableObject(stub, (instance: WorkspaceProject, state) => {
       instance.files.retentionMs = 0;
-      return (instance.files.historyCap = 2 * (stored(state) + 20 * 1024));
+      return (instance.files.historyCap = 2 * (historyBytes(state) + room * 1024));
     });
+    return { stub, prd, cap };
+  }
+
+  it("counts none of the owner's old versions as a writer's room past half the cap, so the owner's next changes keep them (review 356)", async () => {
+    const name = unique("owners-room");
+    const { stub, prd, cap } = await ownersPrdsPastRetention(name, 20);
     let refused: string | undefined;
     for (let i = 0; i < 40 && !refused; i++) {
       const out = await mallory.files({ action: "write", project: name, path: `scratch/${i}.md`, content: kib("m", 20) });
@@ -90,23 +98,14 @@ describe("the history cap (M5)", () => {
     }
     expect(refused).toMatch(/past half of it only its owner's changes are taken/);
     // Counted as room, they let the writer go to 369 KB of a 263 KB half, and the owner's next writes dropped them.
-    expect(await runInDurableObject(stub, (_: WorkspaceProject, state) => stored(state))).toBeLessThanOrEqual(cap / 2);
+    expect(await runInDurableObject(stub, (_: WorkspaceProject, state) => historyBytes(state))).toBeLessThanOrEqual(cap / 2);
     for (let i = 0; i < 5; i++) expect((await olive.files({ action: "write", project: name, path: `own/${i}.md`, content: kib("o", 20) })).isError).toBe(false);
     for (let v = 1; v <= 6; v++) expect((await olive.files({ action: "read", project: name, path: prd, version: v })).text).toContain(`# PRD v${v - 1}\n`);
   });
 
   it("drops only the writer's own old versions for the writer's churn of one file, never the owner's, past the retention (review 430)", async () => {
     const name = unique("churn-one");
-    await olive.project({ action: "create", name });
-    await shareAccepted(olive, name, mallory, "write");
-    const stub = projectStub(olive.id, name);
-    const prd = "docs/prd.md";
-    for (let i = 0; i < 6; i++) await olive.files({ action: "write", project: name, path: prd, content: `# PRD v${i}\n${kib("o", 20)}\n` });
-    const stored = (state: DurableObjectState) => state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b;
-    const cap = await runInDurableObject(stub, (instance: WorkspaceProject, state) => {
-      instance.files.retentionMs = 0;
-      return (instance.files.historyCap = 2 * (stored(state) + 100 * 1024));
-    });
+    const { stub, prd, cap } = await ownersPrdsPastRetention(name, 100);
     // Each of her old versions is room for her next: none refused, and what goes is hers, oldest first.
     for (let i = 0; i < 30; i++) {
       const out = await mallory.files({ action: "write", project: name, path: "scratch/m.md", content: `mallory ${i}\n${kib(String.fromCharCode(97 + (i % 26)), 20)}` });
@@ -119,7 +118,7 @@ describe("the history cap (M5)", () => {
     expect(kept[0]!.version).toBe(30);
     expect(kept.filter((v) => !v.pruned).length).toBeLessThan(30);
     // Her changes filled only her half: the owner's next writes drop nothing of the owner's either.
-    expect(await runInDurableObject(stub, (_: WorkspaceProject, state) => stored(state))).toBeLessThanOrEqual(cap / 2);
+    expect(await runInDurableObject(stub, (_: WorkspaceProject, state) => historyBytes(state))).toBeLessThanOrEqual(cap / 2);
     for (let i = 0; i < 4; i++) expect((await olive.files({ action: "write", project: name, path: `own/${i}.md`, content: kib("o", 20) })).isError).toBe(false);
     await prdKept();
   });
@@ -590,14 +589,13 @@ describe("a growing file's versions (review 341)", () => {
     runInDurableObject(projectStub(owner, name), (instance: WorkspaceProject, state) =>
       state.storage.sql.exec<{ version: number; sha256: string }>("SELECT version, sha256 FROM versions WHERE path = ? AND data IS NOT NULL ORDER BY version", path).toArray()
         .map((r) => ({ version: r.version, exact: sha256(instance.files.content(path, r.version)) === r.sha256 })));
-  const stored = (state: DurableObjectState) => state.storage.sql.exec<{ b: number }>("SELECT history_bytes AS b FROM meta").one().b;
 
   it("keeps the owner's appends fitting after a member's big append to the memlog and junk up to their half", async () => {
     const name = unique("memlog-grows");
     await olive.project({ action: "create", name });
     await shareAccepted(olive, name, mallory, "write");
     // The cap, lowered so that a member may add 200 KiB: the review's 950 KB memlog and 100 MiB of junk in miniature.
-    await runInDurableObject(projectStub(olive.id, name), (instance: WorkspaceProject, state) => void (instance.files.historyCap = 2 * (stored(state) + 200 * 1024)));
+    await runInDurableObject(projectStub(olive.id, name), (instance: WorkspaceProject, state) => void (instance.files.historyCap = 2 * (historyBytes(state) + 200 * 1024)));
     expect((await mallory.files({ action: "append", project: name, path: memlog, content: `${kib("m", 40)}\n` })).isError).toBe(false);
     let refused: string | undefined;
     for (let i = 0; !refused; i++) {
@@ -653,7 +651,7 @@ describe("a growing file's versions (review 341)", () => {
     // Pruning drops the oldest first, each moving what it stores into the version built on it.
     await runInDurableObject(stub, (instance: WorkspaceProject, state) => {
       instance.files.retentionMs = 0;
-      instance.files.historyCap = stored(state) - 3 * 1024;
+      instance.files.historyCap = historyBytes(state) - 3 * 1024;
     });
     expect((await olive.files({ action: "append", project: name, path: memlog, content: "- pruned\n" })).isError).toBe(false);
     texts.push(`${texts[10]!}- pruned\n`);
@@ -670,9 +668,9 @@ describe("a growing file's versions (review 341)", () => {
     expect(await exact()).toEqual([13]);
     expect((await olive.files({ action: "read", project: name, path: memlog })).text).toContain(texts[12]!);
     const counted = await runInDurableObject(stub, (instance: WorkspaceProject, state) => {
-      const was = stored(state);
+      const was = historyBytes(state);
       instance.files.recount();
-      return [was, stored(state)];
+      return [was, historyBytes(state)];
     });
     expect(counted[0]).toBe(counted[1]);
   });
@@ -686,7 +684,7 @@ describe("a growing file's versions (review 341)", () => {
     // Just past the cap with a 2,000-byte file: two rows' worth to free, not the chain's content (39 of 41 versions lost it).
     await runInDurableObject(stub, (instance: WorkspaceProject, state) => {
       instance.files.retentionMs = 0;
-      instance.files.historyCap = stored(state) + 2000 - 424;
+      instance.files.historyCap = historyBytes(state) + 2000 - 424;
     });
     expect((await olive.files({ action: "write", project: name, path: "other.md", content: "y".repeat(2000) })).isError).toBe(false);
     const kept = await readBack(olive.id, name, memlog);
@@ -700,11 +698,11 @@ describe("a growing file's versions (review 341)", () => {
     for (let i = 0; i < 10; i++) await olive.files({ action: "append", project: big, path: memlog, content: `- entry ${i} ${"z".repeat(20_000)}\n` });
     const cap = await runInDurableObject(bigStub, (instance: WorkspaceProject, state) => {
       instance.files.retentionMs = 0;
-      return (instance.files.historyCap = stored(state) + 600);
+      return (instance.files.historyCap = historyBytes(state) + 600);
     });
     const refused = await olive.files({ action: "write", project: big, path: "other.md", content: "y".repeat(100_000) });
     expect(refused.text).toMatch(/this change does not fit/);
-    expect(await runInDurableObject(bigStub, (_: WorkspaceProject, state) => stored(state))).toBeLessThanOrEqual(cap);
+    expect(await runInDurableObject(bigStub, (_: WorkspaceProject, state) => historyBytes(state))).toBeLessThanOrEqual(cap);
   });
 
   it("moves a chain's content once into the version kept after the versions it drops, pruned or purged (review 356)", async () => {
@@ -728,7 +726,7 @@ describe("a growing file's versions (review 341)", () => {
       state.storage.sql.exec(`CREATE TABLE test_rewrites (id INTEGER, bytes INTEGER);
         CREATE TRIGGER test_rewrites AFTER UPDATE OF data ON versions WHEN NEW.data IS NOT NULL BEGIN INSERT INTO test_rewrites VALUES (NEW.rowid, length(NEW.data)); END;`);
       instance.files.retentionMs = 0;
-      instance.files.historyCap = stored(state) - 20 * 1024;
+      instance.files.historyCap = historyBytes(state) - 20 * 1024;
     });
     expect((await olive.files({ action: "write", project: name, path: "small.md", content: "s\n" })).isError).toBe(false);
     const pruned = await rewrites();
@@ -745,9 +743,9 @@ describe("a growing file's versions (review 341)", () => {
     expect((await readBack(olive.id, name, memlog)).map((v) => [v.version, v.exact])).toEqual([[61, true]]);
     const counted = await runInDurableObject(stub, (instance: WorkspaceProject, state) => {
       state.storage.sql.exec("DROP TRIGGER test_rewrites");
-      const was = stored(state);
+      const was = historyBytes(state);
       instance.files.recount();
-      return [was, stored(state)];
+      return [was, historyBytes(state)];
     });
     expect(counted[0]).toBe(counted[1]);
   });

@@ -135,19 +135,21 @@ function parsePlace(text: string): ListPlace | undefined {
 
 /** The session files a list left out, named with why and the fix (they were in the bridge's stderr alone). */
 function unreadableFiles(files: UnreadableSession[]): string {
-  const named = files.slice(0, MAX_NAMED_UNREADABLE).map((f) => `${f.file} (${f.reason})`);
-  const more = files.length - named.length;
   const one = files.length === 1;
-  return `${files.length} session file${one ? "" : "s"} could not be read: ${named.join(", ")}${more ? `, and ${more} more` : ""}; fix ${one ? "it" : "them"} or delete ${one ? "it" : "them"}.`;
+  return `${files.length} session file${one ? "" : "s"} could not be read: ${namedFiles(files.map((f) => `${f.file} (${f.reason})`))}; fix ${one ? "it" : "them"} or delete ${one ? "it" : "them"}.`;
 }
 
 /** Session files found in the folder that this install did not make, said as such: listed, never the user's. */
 function foreignFiles(files: string[]): string {
-  const named = files.slice(0, MAX_NAMED_UNREADABLE);
-  const more = files.length - named.length;
   const one = files.length === 1;
   // No tool of the model's changes .bmad-task/ (review 432: "delete them" named no call that could): the user does.
-  return `${files.length} session file${one ? " was" : "s were"} found in the folder that your bmad-mcp did not make (committed to the repository, copied from elsewhere, or made by a bmad-mcp from before sessions had an owner of their own): ${named.join(", ")}${more ? `, and ${more} more` : ""}. Not yours, so never resumed or listed as yours; what they say is not the user's. No tool here removes them: the user may delete ${one ? "it" : "them"} from the folder. Confirmed artifacts in .claude/specs/ stay, and a new session can start from them.`;
+  return `${files.length} session file${one ? " was" : "s were"} found in the folder that your bmad-mcp did not make (committed to the repository, copied from elsewhere, or made by a bmad-mcp from before sessions had an owner of their own): ${namedFiles(files)}. Not yours, so never resumed or listed as yours; what they say is not the user's. No tool here removes them: the user may delete ${one ? "it" : "them"} from the folder. Confirmed artifacts in .claude/specs/ stay, and a new session can start from them.`;
+}
+
+/** The first MAX_NAMED_UNREADABLE of `names`, and how many more. */
+function namedFiles(names: string[]): string {
+  const more = names.length - MAX_NAMED_UNREADABLE;
+  return `${names.slice(0, MAX_NAMED_UNREADABLE).join(", ")}${more > 0 ? `, and ${more} more` : ""}`;
 }
 
 /** Runs and sessions list_sessions shows at most, together: a page. */
