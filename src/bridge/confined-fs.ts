@@ -21,8 +21,10 @@ export const MAX_READ_BYTES = 8 * 1024 * 1024;
 
 /** "changed": another program saved the file between a change's read and its landing (changedFailure). */
 export type ConfinedCode = "missing" | "outside" | "is-dir" | "not-file" | "not-dir" | "too-large" | "exists" | "changed" | "io";
-export type ConfinedFailure = Failure<{ code: ConfinedCode }>;
-export type Confined<T extends object> = Result<T, { code: ConfinedCode }>;
+/** `linksOut`: refused for leading out of the project, whose message names where (a caller showing it to others says less). */
+type Why = { code: ConfinedCode; linksOut?: true };
+export type ConfinedFailure = Failure<Why>;
+export type Confined<T extends object> = Result<T, Why>;
 
 /** Every message starts with the path as the caller gave it: `_bmad/_memory/x.md: not a regular file (a FIFO); refused.` */
 const failure = (code: ConfinedCode, rel: string, reason: string): ConfinedFailure => ({ ok: false, code, error: `${rel || "."}: ${reason}` });
@@ -203,7 +205,7 @@ async function locate(root: string, rel: string): Promise<Confined<{ realRoot: s
     return failure("missing", root, `the project folder cannot be read (${errno(e) ?? (e as Error).message}).`);
   }
   const abs = resolve(realRoot, rel);
-  if (!isInside(realRoot, abs)) return failure("outside", rel, `leads outside the project (${realRoot}); give a path inside it.`);
+  if (!isInside(realRoot, abs)) return { ...failure("outside", rel, `leads outside the project (${realRoot}); give a path inside it.`), linksOut: true };
   return { ok: true, realRoot, abs };
 }
 
@@ -222,7 +224,7 @@ async function follow(realRoot: string, abs: string, rel: string, via?: string):
   return { ok: true, real };
 }
 export const leadsOut = (realRoot: string, real: string, rel: string, via?: string): ConfinedFailure =>
-  failure("outside", rel, `${via ? `${via} ` : ""}leads outside the project (${realRoot}) through a symlink, to ${real}; refused. Replace the link with a real file or folder inside the project.`);
+  ({ ...failure("outside", rel, `${via ? `${via} ` : ""}leads outside the project (${realRoot}) through a symlink, to ${real}; refused. Replace the link with a real file or folder inside the project.`), linksOut: true });
 
 /** The real path of an existing file or folder inside the root. */
 export async function resolveConfined(root: string, rel: string): Promise<Confined<{ path: string; isDir: boolean }>> {

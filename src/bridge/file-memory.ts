@@ -87,7 +87,9 @@ export class FileMemory implements ProjectMemory {
     const read = await readConfinedText(this.root, rel, { maxBytes: type ? MAX_READ_BYTES : MAX_FILE_BYTES });
     if (!read.ok) {
       const refused = read.code === "missing" ? undefined : read.error;
-      return { stamp, entries: [], warnings: refused ? [refused] : [], ...(refused ? { refused } : {}), ...(type ? { memories: new Map(), broken: [] } : {}) };
+      // A warning goes out with every memory answer: where a link leads outside is not said there (review 436: "/etc/passwd").
+      const warning = read.linksOut ? `${rel}: links outside the project; refused.` : refused;
+      return { stamp, entries: [], warnings: warning ? [warning] : [], ...(refused ? { refused } : {}), ...(type ? { memories: new Map(), broken: [] } : {}) };
     }
     // A leading byte-order mark (Windows editors save one) is no part of the first memory, as the remote's decoder reads
     // it (review 342: the first learning, or the first JSON line, was lost).

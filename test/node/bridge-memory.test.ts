@@ -133,6 +133,8 @@ describe("remember_structured and recall_structured on the bridge", () => {
       [{ type: "decisions", agent: "dev", text: "CI uses token ghp_abcdefghijklmnopqrstuvwxyz0123456789" }, /^remember_structured: "text" holds what looks like a secret \(line 1, "ghp_abcd…"\): memory is shared with the project's members and pushed with its files, so keep the secret out \(say where it is kept instead\)\. Nothing was stored\.$/],
       // A tag too (review 320: stored, shown to every member, and its file held from push).
       [{ type: "failures", agent: "dev", text: "leaked token in a tag", tags: ["ghp_abcdefghijklmnopqrstuvwxyz0123456789"] }, /^remember_structured: A tag holds what looks like a secret \("ghp_abcd…"\): .* Nothing was stored\.$/],
+      // And the agent, said alike (review 436: stored, and shown in full to every member by recall).
+      [{ type: "decisions", agent: "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", text: "x" }, /^remember_structured: "agent" holds what looks like a secret \("ghp_A1b2…"\): memory is shared with the project's members and pushed with its files, so keep the secret out \(say where it is kept instead\)\. Nothing was stored\.$/],
     ];
     for (const [args, message] of cases) {
       const out = await call("remember_structured", args);
@@ -204,15 +206,14 @@ describe("memory files a person edits", () => {
     expect(dev.structured.learnings.map((l: { text: string }) => l.text).sort()).toEqual(["Dev's own.", "Read by dev."]);
     const all = await call("recall_structured", { query: "name read own lockfile api" });
     expect(all.structured.hits.map((h: { agent: string }) => h.agent).sort()).toEqual(["dev", "dev", "dev", "unknown"]);
-    expect(all.structured.warnings).toEqual(expect.arrayContaining([
-      '_bmad/_memory/agent-learnings/My Agent.md: the file\'s name is not an agent\'s name (letters, digits, ".", "_" or "-", e.g. dev.md); its learnings are not served: rename it.',
-      '_bmad/_memory/agent-learnings/__proto__.md: the file\'s name is not an agent\'s name (letters, digits, ".", "_" or "-", e.g. dev.md); its learnings are not served: rename it.',
-      '_bmad/_memory/failure-museum.md line 6: an agent that is not a name (letters, digits, ".", "_" or "-", e.g. dev); "unknown" used.',
-    ]));
+    // The count and the first, the museum's (read before the learnings files); fixing it shows the next.
+    expect(all.structured.problems).toEqual({ count: 3, first: '_bmad/_memory/failure-museum.md line 6: an agent that is not a name (letters, digits, ".", "_" or "-", e.g. dev); "unknown" used.' });
     expect((await call("recall_structured", { query: "lockfile", agent: "dev" })).structured.hits).toEqual([expect.objectContaining({ type: "failures", agent: "dev" })]);
     expect((await call("get_agent_memory", { agent: "My Agent" })).text).toMatch(/is not a name/);
     // Each character allowed, the first not (review 342: told to use the characters it used).
     expect((await call("get_agent_memory", { agent: "_dev" })).text).toMatch(/is not a name: start with a letter or digit/);
+    rmSync(join(dir, "_bmad/_memory/failure-museum.md"));
+    expect((await call("get_agent_memory", { agent: "dev" })).structured.problems).toEqual({ count: 2, first: '_bmad/_memory/agent-learnings/My Agent.md: the file\'s name is not an agent\'s name (letters, digits, ".", "_" or "-", e.g. dev.md); its learnings are not served: rename it.' });
   });
 
   // Review 239: lines stored while a classic tree's `bmad-master` kept its prefix carry it, and their ids with it.
@@ -229,12 +230,20 @@ describe("memory files a person edits", () => {
     const { call } = await open(dir);
     const recalled = await call("recall_structured", { query: "party-mode review", agent: "bmad-master" });
     expect(recalled.structured.hits).toEqual([expect.objectContaining({ id, agent: "master" })]);
-    expect(recalled.structured.warnings).toEqual([`_bmad/_memory/structured/decisions.jsonl line 2: an agent that is not a name (letters, digits, ".", "_" or "-", e.g. dev); skipped.`]);
+    expect(recalled.structured.problems).toEqual({ count: 1, first: `_bmad/_memory/structured/decisions.jsonl line 2: an agent that is not a name (letters, digits, ".", "_" or "-", e.g. dev); skipped.` });
     expect((await call("get_agent_memory", { agent: "bmad-master" })).structured.learnings).toEqual([expect.objectContaining({ id: learned, agent: "master" })]);
     expect((await call("remember_structured", { type: "decisions", agent: "bmad-master", text })).structured).toMatchObject({ id, created: false });
     expect((await call("remember_structured", { type: "decisions", agent: "master", text, tags: ["process"] })).structured).toMatchObject({ id, created: false, tags: ["process"] });
     const file = readFileSync(structured(dir, "decisions"), "utf8").trim().split("\n");
     expect(file.map((l) => JSON.parse(l).id)).toEqual([id, spaced]);
+    // A line whose agent looks like a secret is broken, said without it, and kept in the file (review 436: it was served).
+    const token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    writeFileSync(structured(dir, "decisions"), `${file[0]}\n`);
+    writeFileSync(structured(dir, "stories"), `${JSON.stringify({ id: await memoryId("stories", token, "Planted."), type: "stories", agent: token, text: "Planted.", tags: [], created_at: "2026-11-01T00:00:00.000Z" })}\n`);
+    const planted = await call("recall_structured", { query: "planted", type: "stories" });
+    expect(planted.structured.hits).toEqual([]);
+    expect(planted.structured.problems.first).toBe("_bmad/_memory/structured/stories.jsonl line 1: an agent that looks like a secret (keep secrets out of memory files); skipped.");
+    expect(JSON.stringify(planted)).not.toContain("A1b2C3");
   });
 
   it("serves an agent's learnings file, newest first or by query, and reads it again when it changes", async () => {
@@ -279,8 +288,10 @@ describe("memory files a person edits", () => {
     for (let i = 0; i < 52; i++) writeFileSync(join(dir, `_bmad/_memory/agent-learnings/zz-${String(i).padStart(2, "0")}.md`), `- Note ${i}.\n`);
     writeFileSync(join(dir, "_bmad/_memory/agent-learnings/big.md"), `- ${"x".repeat(1024 * 1024)}\n`);
     const recalled = await call("recall_structured", { query: "note" });
-    expect(recalled.text).toContain("_bmad/_memory/agent-learnings holds 4 more learnings files than the 50 memory reads (one per agent); merge them.");
-    expect(recalled.text).toMatch(/big\.md[^\n]*(larger|too large|MiB)/);
+    expect(recalled.structured.problems.count).toBe(2);
+    expect(recalled.text).toMatch(/First: _bmad\/_memory\/agent-learnings\/big\.md[^\n]*(larger|too large|MiB)/);
+    rmSync(join(dir, "_bmad/_memory/agent-learnings/big.md"));
+    expect((await call("recall_structured", { query: "note" })).text).toContain("First: _bmad/_memory/agent-learnings holds 3 more learnings files than the 50 memory reads (one per agent); merge them.");
     // The project is shared with the next tests: they see none of it.
     for (const name of readdirSync(join(dir, "_bmad/_memory/agent-learnings"))) if (name.startsWith("zz-") || name === "big.md") rmSync(join(dir, "_bmad/_memory/agent-learnings", name));
   });
@@ -299,10 +310,8 @@ describe("memory files a person edits", () => {
     const museum = await call("get_failure_museum", {});
     expect(museum.isError, museum.text).toBe(false);
     expect(museum.structured.failures.map((f: { category: string; severity: string }) => `${f.category}/${f.severity}`)).toEqual(["HALLUCINATION/critical", "CC-FAIL/high", "CC-FAIL/medium", "PROCESS-SKIP/low"]);
-    expect(museum.structured.warnings).toEqual([
-      "_bmad/_memory/structured/failures.jsonl line 3: not a JSON object (cut short or edited by hand?); skipped.",
-      expect.stringMatching(/^_bmad\/_memory\/failure-museum\.md line 7: a "##" heading that does not start with a category/),
-    ]);
+    expect(museum.structured.problems).toEqual({ count: 2, first: "_bmad/_memory/structured/failures.jsonl line 3: not a JSON object (cut short or edited by hand?); skipped." });
+    expect(museum.text).toMatch(/\nMemory files: 2 problems, the rest is served\. First: _bmad\/_memory\/structured\/failures\.jsonl line 3: .*; fix it \(bmad-files reads and writes the file\) to see the next$/);
     expect((await call("get_failure_museum", { category: "CC-FAIL", top_n: 1 })).structured.failures).toHaveLength(1);
     // The broken line is kept as it was when the file is written again.
     await call("remember_structured", { type: "failures", agent: "dev", text: "Another one.", tags: ["ARCH-MISTAKE"] });
@@ -343,7 +352,13 @@ describe("memory files a person edits", () => {
     expect(readdirSync(outside)).toEqual([]);
     const qa = await call("get_agent_memory", { agent: "qa" });
     expect(qa.structured.learnings.map((l: { text: string }) => l.text)).toEqual(["Wait for the network, not the clock."]);
-    expect(qa.structured.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/failure-museum\.md: not a regular file \(a FIFO\)/), expect.stringMatching(/agent-learnings\/dev\.md: .*leads outside the project/)]));
+    // Each refusal counted, the first told; where a link leads is not said (review 436: "/etc/passwd" on every answer).
+    expect(qa.structured.problems).toEqual({ count: 2, first: expect.stringMatching(/^_bmad\/_memory\/failure-museum\.md: not a regular file \(a FIFO\)/) });
+    expect(qa.text.split("\n").filter((l: string) => l.includes("Memory files:"))).toHaveLength(1);
+    rmSync(join(dir, "_bmad/_memory/failure-museum.md"));
+    const linked = await call("get_agent_memory", { agent: "qa" });
+    expect(linked.structured.problems).toEqual({ count: 1, first: "_bmad/_memory/agent-learnings/dev.md: links outside the project; refused." });
+    expect(JSON.stringify(linked)).not.toContain("/etc/passwd");
     expect((await call("recall_structured", { query: "root bin bash nologin" })).structured.hits).toEqual([]);
     // Links that stay inside, to what no read returns (review 19: the learnings served a secrets file).
     writeFileSync(join(dir, "secrets.yaml"), "- ghp_yamllisttoken789\n");
@@ -353,7 +368,7 @@ describe("memory files a person edits", () => {
     const pm = await call("get_agent_memory", { agent: "pm" });
     const recalled = await call("recall_structured", { query: "STRIPE live token yaml" });
     for (const out of [pm, recalled]) expect(JSON.stringify(out)).not.toMatch(/ghp_yamllisttoken789|sk_live_envsecret123/);
-    expect(pm.structured.warnings).toEqual(expect.arrayContaining([expect.stringMatching(/agent-learnings\/pm\.md: holds secrets/)]));
+    expect(pm.structured.problems).toEqual({ count: 3, first: expect.stringMatching(/shared-context\.md: holds secrets/) });
   });
 
   it("indexes at most 50 learnings files and 10,000 hand-edited memories in all, saying so (review 20)", async () => {
@@ -366,10 +381,8 @@ describe("memory files a person edits", () => {
     }
     const { call } = await open(dir);
     const recalled = await call("recall_structured", { query: "queues" });
-    expect(recalled.structured.warnings).toEqual(expect.arrayContaining([
-      "_bmad/_memory/agent-learnings holds 6 more learnings files than the 50 memory reads (one per agent); merge them.",
-      "_bmad/_memory/agent-learnings/a05.md: 2000 memories past the 10000 that hand-edited memory files give at most are not recalled; move older ones out of _bmad/_memory.",
-    ]));
+    // Told the first, the memories past the room; the files past the 50 are the next.
+    expect(recalled.structured.problems).toEqual({ count: 46, first: "_bmad/_memory/agent-learnings/a05.md: 2000 memories past the 10000 that hand-edited memory files give at most are not recalled; move older ones out of _bmad/_memory." });
   });
 
   it("answers a new project's context with what is there and what fills it, not an error", async () => {

@@ -189,6 +189,9 @@ describe("remember_structured and recall_structured on the remote", () => {
     // A tag is judged as the text is (review 320: a token as a tag was stored and shown to every member).
     const tagged = await call(TOOL.rememberStructured, { project, type: "failures", agent: "dev", text: "leaked token in a tag", tags: ["ghp_abcdefghijklmnopqrstuvwxyz0123456789", "high"] });
     expect([tagged.isError, tagged.text]).toEqual([true, `${TOOL.rememberStructured}: A tag holds what looks like a secret ("ghp_abcd…"): memory is shared with the project's members and pushed with its files, so keep the secret out (say where it is kept instead). Nothing was stored.`]);
+    // The agent too, said alike (review 436: stored, and shown in full to every member by recall).
+    const named = await call(TOOL.rememberStructured, { project, type: "decisions", agent: "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8", text: "x" });
+    expect([named.isError, named.text]).toEqual([true, `${TOOL.rememberStructured}: "agent" holds what looks like a secret ("ghp_A1b2…"): memory is shared with the project's members and pushed with its files, so keep the secret out (say where it is kept instead). Nothing was stored.`]);
     expect(await rows(ada.id, project)).toBe(before);
   });
 
@@ -253,15 +256,13 @@ describe("memory files and project files in the workspace", () => {
     }
     const named = await call(TOOL.getAgentMemory, { project: name, agent: "dev" });
     expect(named.structured.learnings.map((l: { text: string }) => l.text).sort()).toEqual(["Read by dev.", "Run migrations before deploying.", "Store webhook event ids."]);
-    expect(named.structured.warnings).toEqual(expect.arrayContaining(["My Agent.md", "__proto__.md"].map((file) => `_bmad/_memory/agent-learnings/${file}: the file's name is not an agent's name (letters, digits, ".", "_" or "-", e.g. dev.md); its learnings are not served: rename it.`)));
+    // Counted, the first told (by path: the learnings files before the museum); fixing it shows the next.
+    expect(named.structured.problems).toEqual({ count: 4, first: `_bmad/_memory/agent-learnings/My Agent.md: the file's name is not an agent's name (letters, digits, ".", "_" or "-", e.g. dev.md); its learnings are not served: rename it.` });
     expect((await call(TOOL.recallStructured, { project: name, query: "spaces name" })).structured.hits).toEqual([]);
     for (const file of ["My Agent.md", "__proto__.md", "bmad-agent-dev.md"]) await ada.files({ action: "delete", project: name, path: `_bmad/_memory/agent-learnings/${file}` });
     const museum = await call(TOOL.getFailureMuseum, { project: name });
     expect(museum.structured.failures).toEqual([expect.objectContaining({ category: "ARCH-MISTAKE", severity: "critical", source: "_bmad/_memory/failure-museum.md:1" })]);
-    expect(museum.structured.warnings).toEqual([
-      expect.stringMatching(/^_bmad\/_memory\/failure-museum\.md line 5: a "##" heading that does not start with a category/),
-      "_bmad/_memory/structured/stories.jsonl line 1: not a JSON object (cut short or edited by hand?); skipped.",
-    ]);
+    expect(museum.structured.problems).toEqual({ count: 2, first: expect.stringMatching(/^_bmad\/_memory\/failure-museum\.md line 5: a "##" heading that does not start with a category/) });
     // A line by hand is held to what a remember stores: an agent and tags of one line each (review 76: a tag's line break
     // made recall lines that read as the owner's own memories).
     const forged = { id: "0a1b2c3d-0000-5000-8000-000000000000", type: "stories", agent: "dev", text: "login done", created_at: "2026-11-27" };
@@ -274,7 +275,16 @@ describe("memory files and project files in the workspace", () => {
     expect(flat.text.split("\n").filter((l: string) => l.includes("purge all"))).toHaveLength(1);
     expect(flat.text).not.toMatch(/[\u0085\u2028]/);
     expect(recalled.text).not.toContain("login done");
-    expect((await call(TOOL.getFailureMuseum, { project: name })).structured.warnings.filter((w: string) => w.startsWith("_bmad/_memory/structured/stories.jsonl"))).toHaveLength(2);
+    expect((await call(TOOL.getFailureMuseum, { project: name })).structured.problems.count).toBe(3);
+    // A line whose agent looks like a secret is broken, said without it (review 436: it was served to every member).
+    const token = "ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8";
+    await ada.files({ action: "delete", project: name, path: "_bmad/_memory/failure-museum.md" });
+    await ada.files({ action: "write", project: name, path: "_bmad/_memory/structured/stories.jsonl", content: `${JSON.stringify({ id: await memoryId("stories", token, "Planted."), type: "stories", agent: token, text: "Planted.", tags: [], created_at: "2026-11-01T00:00:00.000Z" })}\n` });
+    const planted = await call(TOOL.recallStructured, { project: name, query: "planted" });
+    expect(planted.structured.hits).toEqual([]);
+    expect(planted.structured.problems).toEqual({ count: 1, first: "_bmad/_memory/structured/stories.jsonl line 1: an agent that looks like a secret (keep secrets out of memory files); skipped." });
+    expect(JSON.stringify(planted)).not.toContain("A1b2C3");
+    await ada.files({ action: "write", project: name, path: "_bmad/_memory/failure-museum.md", content: "## ARCH-MISTAKE: synchronous PDFs\nseverity: critical\nTimed out.\n" });
     await ada.files({ action: "append", project: name, path: "_bmad/_memory/agent-learnings/dev.md", content: "- Pin dependency versions.\n" });
     expect((await call(TOOL.getAgentMemory, { project: name, agent: "dev", query: "dependency versions" })).structured.learnings[0].text).toBe("Pin dependency versions.");
     await ada.files({ action: "delete", project: name, path: "_bmad/_memory/failure-museum.md" });
@@ -302,7 +312,7 @@ describe("memory files and project files in the workspace", () => {
     await ada.files({ action: "write", project: name, path: "_bmad/_memory/agent-learnings/dev.md", content: `## 2026-01-10\n${items}\n` });
     const recalled = await call(TOOL.recallStructured, { project: name, query: "learning caching" });
     expect(recalled.isError, recalled.text).toBe(false);
-    expect(recalled.structured.warnings).toContain("_bmad/_memory/agent-learnings/dev.md holds 2600 memories; the first 2000 are recalled. Split it, or move the rest to another file.");
+    expect(recalled.structured.problems).toEqual({ count: 1, first: "_bmad/_memory/agent-learnings/dev.md holds 2600 memories; the first 2000 are recalled. Split it, or move the rest to another file." });
     const last = await call(TOOL.getAgentMemory, { project: name, agent: "dev", query: "number 2599" });
     expect(last.structured.learnings.map((l: { text: string }) => l.text)).not.toContain("Learning number 2599 about caching.");
   });
@@ -317,8 +327,8 @@ describe("memory files and project files in the workspace", () => {
     }
     const recalled = await call(TOOL.recallStructured, { project: name, query: "queues" });
     expect(recalled.isError, recalled.text).toBe(false);
-    expect(recalled.structured.warnings).toContain("_bmad/_memory/agent-learnings holds 6 more learnings files than the 50 memory reads (one per agent); merge them.");
-    expect(recalled.structured.warnings).toContain("_bmad/_memory/agent-learnings/a05.md: 2000 memories past the 10000 that hand-edited memory files give at most are not recalled; move older ones out of _bmad/_memory.");
+    // The files past the 50 told first; a05's memories past the room, and each file's after it, counted.
+    expect(recalled.structured.problems).toEqual({ count: 46, first: "_bmad/_memory/agent-learnings holds 6 more learnings files than the 50 memory reads (one per agent); merge them." });
     // The first five files' 10,000 are in; the sixth's and the 51st's onward are not.
     const fifth = await call(TOOL.getAgentMemory, { project: name, agent: "a04", query: "a04 learning 1999" });
     expect(fifth.structured.learnings.map((l: { text: string }) => l.text)).toContain("a04 learning 1999 about queues.");
@@ -327,8 +337,8 @@ describe("memory files and project files in the workspace", () => {
     // change): a00 now has 2,001, its own cap of 2,000 within the 2,000 the others (a01 to a04) left.
     await ada.files({ action: "append", project: name, path: "_bmad/_memory/agent-learnings/a00.md", content: "- a00 learning 2000 about queues.\n" });
     const again = await call(TOOL.recallStructured, { project: name, query: "queues" });
-    expect(again.structured.warnings).toContain("_bmad/_memory/agent-learnings/a00.md holds 2001 memories; the first 2000 are recalled. Split it, or move the rest to another file.");
-    expect(again.structured.warnings).toContain("_bmad/_memory/agent-learnings/a05.md: 2000 memories past the 10000 that hand-edited memory files give at most are not recalled; move older ones out of _bmad/_memory.");
+    // One more problem: a00's past its own 2,000.
+    expect(again.structured.problems.count).toBe(47);
     // Room given back: once a00's memories go, a05's, cut before, are recalled (review 22).
     await ada.files({ action: "delete", project: name, path: "_bmad/_memory/agent-learnings/a00.md" });
     await call(TOOL.recallStructured, { project: name, query: "queues" });
@@ -366,7 +376,7 @@ describe("memory files and project files in the workspace", () => {
     await ada.files({ action: "append", project: name, path, content: failure });
     const recalled = (await call(TOOL.recallStructured, { project: name, query: "migrations" })).structured;
     expect(recalled.hits).toHaveLength(1);
-    expect(recalled.warnings).toContain(`${path}: 1 memories of another type; they are served from the file named after their type only.`);
+    expect(recalled.problems).toEqual({ count: 3, first: `${path} line 2: not a JSON object (cut short or edited by hand?); skipped.` });
   });
 
   // Review 239: lines stored while a classic tree's `bmad-master` kept its prefix carry it, and their ids with it.

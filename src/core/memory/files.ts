@@ -63,6 +63,10 @@ export interface Parsed {
   lastLines?: number[];
 }
 
+/** Why a file's agent is not served, without quoting it (a warning reads as the server's own words, and a secret's
+ *  is served to no one: review 436). */
+const agentProblem = (agent: { secret?: true }) => (agent.secret ? "an agent that looks like a secret (keep secrets out of memory files)" : 'an agent that is not a name (letters, digits, ".", "_" or "-", e.g. dev)');
+
 /** A date, with its time if it has one; never longer than a timestamp (`2024-01-01T12:00:00.000000Z`). */
 const DATE = /^\d{4}-\d{2}-\d{2}(?:[T ][\d:.]{1,16}Z?)?/;
 
@@ -95,7 +99,7 @@ export function parseMemoryLines(text: string, path: string): Parsed & { memorie
     const agent = canonicalAgent(parsed.data.agent);
     if (!agent.ok) {
       broken.push(line);
-      warnings.push(`${path} line ${i + 1}: an agent that is not a name (letters, digits, ".", "_" or "-", e.g. dev); skipped.`);
+      warnings.push(`${path} line ${i + 1}: ${agentProblem(agent)}; skipped.`);
       return;
     }
     parsed.data.agent = agent.value;
@@ -255,7 +259,7 @@ export async function parseMuseum(text: string, path: string, limit = MAX_FILE_M
       else if (key === "agent") {
         const agent = canonicalAgent(cutAt(value, MAX_AGENT_CHARS));
         if (agent.ok) block.agent = agent.value;
-        else warnings.push(`${path} line ${i + 1}: an agent that is not a name (letters, digits, ".", "_" or "-", e.g. dev); "unknown" used.`);
+        else warnings.push(`${path} line ${i + 1}: ${agentProblem(agent)}; "unknown" used.`);
       } else block.tags = value.split(",").map((t) => cutAt(t.trim(), MAX_TAG_CHARS)).filter(Boolean).slice(0, MAX_TAGS);
     }
   });
@@ -304,6 +308,7 @@ export async function parseHandFile(path: string, text: string, room = MAX_HAND_
   // The file's agent is its name as an argument names it (`bmad-agent-dev.md` is dev's): one no argument can name
   // (`My Agent.md`, `__proto__.md`) is said, not served under it (review 221).
   const agent = canonicalAgent(path.slice(LEARNINGS_DIR.length + 1, -".md".length));
+  if (!agent.ok && agent.secret) return { entries: [], warnings: [`${LEARNINGS_DIR}: a file whose name looks like a secret; its learnings are not served: rename it.`] };
   if (!agent.ok) return { entries: [], warnings: [`${path}: the file's name is not an agent's name (letters, digits, ".", "_" or "-", e.g. dev.md); its learnings are not served: rename it.`] };
   const parsed = await parseLearnings(text, agent.value, path, limit);
   return { ...parsed, warnings: fewWarnings(path, parsed.warnings) };

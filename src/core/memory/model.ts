@@ -98,6 +98,9 @@ export function mergeTags(before: readonly string[], added: readonly string[]): 
   return out;
 }
 
+/** Why a secret-shaped text, tag or agent is refused, said alike for each. */
+const KEEP_SECRET_OUT = "memory is shared with the project's members and pushed with its files, so keep the secret out (say where it is kept instead).";
+
 /** Tags as stored: trimmed, NFC, without repeats (mergeTags); or why they are refused. */
 export function checkTags(tags: readonly string[]): MemResult<string[]> {
   if (tags.length > MAX_TAGS) return { ok: false, error: `${tags.length} tags given; at most ${MAX_TAGS}: keep the ones a search would use.` };
@@ -111,7 +114,7 @@ export function checkTags(tags: readonly string[]): MemResult<string[]> {
     if ([...tag].length > MAX_TAG_CHARS) return { ok: false, error: `Tag "${tag.slice(0, 40)}..." is ${[...tag].length} characters; tags are at most ${MAX_TAG_CHARS}.` };
     // Judged as the text is (review 320: a token as a tag was stored, shown to every member, and held its file from push).
     const secret = shapedSecretAt(tag);
-    if (secret) return { ok: false, error: `A tag holds what looks like a secret${secretPlace({ ...secret, line: undefined })}: memory is shared with the project's members and pushed with its files, so keep the secret out (say where it is kept instead).` };
+    if (secret) return { ok: false, error: `A tag holds what looks like a secret${secretPlace({ ...secret, line: undefined })}: ${KEEP_SECRET_OUT}` };
     out = mergeTags(out, [tag]);
   }
   return { ok: true, value: out };
@@ -125,7 +128,7 @@ export function checkText(text: string): MemResult<string> {
   if (size > MAX_TEXT_BYTES) return { ok: false, error: `"text" is ${n(size)} bytes; a memory holds at most ${n(MAX_TEXT_BYTES)} (32 KB): split it, or remember a summary and keep the document as a file.` };
   // By the detector that holds a file back from push (review 221: one such memory kept its whole collection from syncing).
   const secret = shapedSecretAt(trimmed);
-  if (secret) return { ok: false, error: `"text" holds what looks like a secret${secretPlace(secret)}: memory is shared with the project's members and pushed with its files, so keep the secret out (say where it is kept instead).` };
+  if (secret) return { ok: false, error: `"text" holds what looks like a secret${secretPlace(secret)}: ${KEEP_SECRET_OUT}` };
   return { ok: true, value: trimmed };
 }
 
@@ -133,9 +136,13 @@ export function checkText(text: string): MemResult<string> {
  *  museum's `agent:` line), so that every memory is found by the name that asks for it: lower-cased, a module prefix
  *  and BMAD's `bmad-agent-`/`bmad-` dropped (`bmm/dev`, `bmad-agent-dev` -> `dev`; the seed's `forge` as it is). No
  *  bundle is asked: a project's files are read where none is (the remote's memory index), and must name as an argument does. */
-export function canonicalAgent(raw: string): MemResult<string> {
+export function canonicalAgent(raw: string): Result<{ value: string }, { secret?: true }> {
   const given = raw.trim();
   if (!given) return { ok: false, error: '"agent" is empty: name the agent, e.g. dev, architect or bmm/dev.' };
+  // Before any error quotes it; a token's characters make a name (review 436: a `ghp_` agent was stored and shown to
+  // every member in full).
+  const secret = shapedSecretAt(given);
+  if (secret) return { ok: false, secret: true, error: `"agent" holds what looks like a secret${secretPlace({ ...secret, line: undefined })}: ${KEEP_SECRET_OUT}` };
   const tag = given.toLowerCase().replace(/^[a-z0-9_-]+\//, "").replace(/^bmad-agent-|^bmad-/, "");
   // Each problem named as such (review 96: a 200-character name was told it held wrong characters).
   if ([...tag].length > MAX_AGENT_CHARS) return { ok: false, error: `Agent "${given.slice(0, 60)}…" is ${[...tag].length} characters long; an agent's name is at most ${MAX_AGENT_CHARS} (e.g. dev, architect, forge).` };

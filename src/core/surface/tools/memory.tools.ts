@@ -52,7 +52,15 @@ export function memoryLine(e: MemoryEntry | MemoryHit, i: number): string {
 const whose = (a: { project: string; owner?: string }) => (a.owner ? ` [from "${a.project}", ${a.owner}'s project shared with you: items marked "by …" are other members']` : "");
 const origin = (a: { project: string; owner?: string }) => ({ project: a.project, ...(a.owner ? { shared_by: a.owner } : {}) });
 
-const warned = (warnings: string[]) => (warnings.length ? `\nMemory files with problems (fix them; the rest is served):\n${warnings.slice(0, 10).join("\n")}` : "");
+/** Memory files' problems as every answer tells them: how many, and the first, once in the text and once in structured
+ *  content (review 436: ten lines of them, 2 KB to say "no learnings yet", and the whole list again beside). Fixing the
+ *  first shows the next. */
+function problems(warnings: string[]): { text: string; structured: { problems?: { count: number; first: string } } } {
+  if (!warnings.length) return { text: "", structured: {} };
+  const first = asOneLine(cutAt(warnings[0]!, 300));
+  const more = warnings.length > 1 ? `; fix it (${TOOL.bmadFiles} reads and writes the file) to see the next` : "";
+  return { text: `\nMemory files: ${n(warnings.length)} problem${warnings.length === 1 ? "" : "s"}, the rest is served. First: ${first}${more}`, structured: { problems: { count: warnings.length, first } } };
+}
 
 /** A memory from a tool's arguments, checked, with its id; or why it is refused. Nothing is stored here. */
 export async function newMemory(deps: SurfaceDeps, args: { type: Memory["type"]; agent: string; text: string; tags?: string[] }): Promise<Result<{ memory: Memory }>> {
@@ -117,7 +125,8 @@ export const recallStructured = defineTool({
       const how = mode === "hybrid" ? "BM25 and vector similarity, fused" : "BM25 full-text ranking";
       const none = queryWords(args.query).length ? `Nothing in ${project}'s memory matches "${args.query.slice(0, 80)}" (${how}).` : "The query has no words to search for: give some.";
       const head = hits.length ? `${hits.length} memor${hits.length === 1 ? "y" : "ies"} in ${project} (${how}):` : none;
-      return done([head + whose({ project, owner }), ...hits.map(memoryLine)].join("\n") + warned(warnings), { mode, hits: shownHits(hits), ...origin({ project, owner }), ...(warnings.length ? { warnings } : {}) });
+      const told = problems(warnings);
+      return done([head + whose({ project, owner }), ...hits.map(memoryLine)].join("\n") + told.text, { mode, hits: shownHits(hits), ...origin({ project, owner }), ...told.structured });
     }),
 });
 
@@ -143,13 +152,15 @@ export const getAgentMemory = defineTool({
         if (!found.ok) return fail(found.error);
         const { hits, warnings } = found.value;
         const head = hits.length ? `${agent.value}'s learnings matching "${args.query.slice(0, 80)}":` : `No learning of ${agent.value} matches "${args.query.slice(0, 80)}".`;
-        return done([head + whose(where), ...hits.map(memoryLine)].join("\n") + warned(warnings), { agent: agent.value, learnings: shownHits(hits), ...origin(where), ...(warnings.length ? { warnings } : {}) });
+        const told = problems(warnings);
+        return done([head + whose(where), ...hits.map(memoryLine)].join("\n") + told.text, { agent: agent.value, learnings: shownHits(hits), ...origin(where), ...told.structured });
       }
       const listed = await memory.list(filter, "recent", limit);
       if (!listed.ok) return fail(listed.error);
       const { entries, total, warnings } = listed.value;
       const head = entries.length ? `${agent.value}'s learnings, newest first (${entries.length} of ${n(total)}):` : `No learnings of ${agent.value} yet: ${TOOL.rememberStructured} with type "agent-learnings" keeps one, or _bmad/_memory/agent-learnings/${agent.value}.md.`;
-      return done([head + whose(where), ...entries.map(memoryLine)].join("\n") + warned(warnings), { agent: agent.value, learnings: entries.map(shownEntry), total, ...origin(where), ...(warnings.length ? { warnings } : {}) });
+      const told = problems(warnings);
+      return done([head + whose(where), ...entries.map(memoryLine)].join("\n") + told.text, { agent: agent.value, learnings: entries.map(shownEntry), total, ...origin(where), ...told.structured });
     }),
 });
 
@@ -170,7 +181,8 @@ export const getFailureMuseum = defineTool({
       if (!listed.ok) return fail(listed.error);
       const { entries, total, warnings } = listed.value;
       const head = entries.length ? `Failure museum${category ? ` (${category})` : ""}, worst first (${entries.length} of ${n(total)}):` : `No failures recorded${category ? ` as ${category}` : ""}.`;
-      return done([head + whose(where), ...entries.map(memoryLine)].join("\n") + warned(warnings), { failures: entries.map(shownEntry), total, ...origin(where), ...(warnings.length ? { warnings } : {}) });
+      const told = problems(warnings);
+      return done([head + whose(where), ...entries.map(memoryLine)].join("\n") + told.text, { failures: entries.map(shownEntry), total, ...origin(where), ...told.structured });
     }),
 });
 
