@@ -516,14 +516,27 @@ describe("a PRD from idea to final, then architecture finds it", () => {
   it("says up front that a skill working on code does that part in the user's clone (review 151: 20 calls planning a build)", async () => {
     // The story and sprint status are only here: the line gives the loop in the clone, each command as the user types
     // it, with this server's URL (review 265: the model does not know its connector's) and the push that brings the
-    // story back (review 299: only the pull was named, and not how to get bmad-mcp). The model moves no story on its
-    // own word (review 231: dev-story marked its story in-progress, then told the user); the user's word does.
+    // story back (review 299: only the pull was named, and not how to get bmad-mcp). A story goes to review or done on
+    // the user's word, not the model's (review 231); in-progress as its work starts, as dev-story's step 4 says (review
+    // 435: "move a story only when the user says it landed" contradicted it).
     const codeLine = (skill: string) =>
-      `- This workspace holds documents, not code: steps on code, git, builds, tests run in the user's clone. Say so before one, with the loop (B: \`node /path/to/bmad-mcp/dist/bridge.js\`, a clone of this project: docs/bridge.md): \`B pull --remote ${ORIGIN}/mcp --project ${project}\`, ${skill} with B as MCP server, \`B push\` (same arguments) sends changes back. Never say code work was done here; move a story only when the user says it landed.`;
-    expect((await ada.call(TOOL.bmad, { command: "*dev-story", project })).text).toContain(codeLine("bmad-dev-story"));
+      `- This workspace holds documents, not code: steps on code, git, builds, tests run in the user's clone. Say so before one, with the loop (B: \`node /path/to/bmad-mcp/dist/bridge.js\`, a clone of this project: docs/bridge.md): \`B pull --remote ${ORIGIN}/mcp --project ${project}\`, ${skill} with B as MCP server, \`B push\` (same arguments) sends changes back. Never say code work was done here: a story may go in-progress as its work starts, and to review or done only when the user says its code work in the clone is done.`;
+    // dev-story records a baseline commit, or NO_VCS "if git/version control is unavailable", which a literal model
+    // wrote here and code-review diffed against (review 435): the block says what bmad-run's refusal of `git rev-parse`
+    // says. Not for a skill that only reads a recorded one (walkthrough), nor one that names none.
+    const baseline = " Leave the commit a skill records (baseline_commit) unset here, not NO_VCS: the bmad-mcp bridge, in the user's clone, records the real one.";
+    const dev = (await ada.call(TOOL.bmad, { command: "*dev-story", project })).text;
+    expect(dev.split("\n")).toContain(codeLine("bmad-dev-story") + baseline);
+    expect((await ada.call(TOOL.bmad, { command: "*walkthrough", project })).text.split("\n")).toContain(codeLine("bmad-walkthrough"));
     // bmad-build's entry only hands off to render_skill.py: the git and the diff are in the steps it loads later.
-    expect((await ada.call(TOOL.bmad, { command: "*build", project })).text).toContain(codeLine("bmad-build"));
-    expect((await ada.call(TOOL.bmad, { command: "*code-review", project })).text).toContain(codeLine("bmad-code-review"));
+    expect((await ada.call(TOOL.bmad, { command: "*build", project })).text.split("\n")).toContain(codeLine("bmad-build"));
+    // code-review's step-01 writes its {diff_file} "in the system temp directory", which bmad-files refuses: the block
+    // says up front what the refusal says (review 435: one refused write). Not where no file of the skill keeps one.
+    const scratch = "- Nothing here reaches the system temp directory, where the skill keeps scratch files. Keep the scratch text (a diff, a claims list) in the conversation. Where a step hands it on by its path (code-review's {diff_file}), write it with bmad-files to a file under {implementation_artifacts}, give that file's full path, and delete it when the workflow ends.";
+    const review = (await ada.call(TOOL.bmad, { command: "*code-review", project })).text.split("\n");
+    expect(review).toContain(codeLine("bmad-code-review"));
+    expect(review).toContain(scratch);
+    expect(dev).not.toContain(scratch);
     expect((await ada.call(TOOL.bmad, { command: "*prd", project })).text).not.toContain("not its code");
     // Help recommends skills from its catalog: those whose texts work on code are named as the bridge's, by the same
     // trait (review 231: it offered bmad-build "right now", and 4 calls went by before the model learned otherwise).
@@ -1193,6 +1206,10 @@ describe("a planned project's runtime block", () => {
       const retro = `uv run --no-cache bmad://bmm/bmad-retrospective/scripts/sprint_status.py update --file "{implementation_artifacts}/sprint-status.yaml" --epic 1 --set-retro-done --ref "{implementation_artifacts}/epic-1-retro-{date}.md" --verdict "accepted" --date "{date}"`;
       const [, y, m, d, hm] = /^(\d{4})-(\d\d)-(\d\d) .*now (\d\d:\d\d)$/.exec(when("UTC"))!;
       expect((await ada.call(TOOL.bmadRun, { command: retro, project: name })).text).toContain(`${words}; for --date "MM-DD-YYYY HH:MM": ${m}-${d}-${y} ${hm})`);
+      // A skill whose files run such a line gives it up front, in the same words (review 435: sprint-planning's status
+      // line, `sprint_plan.py status … --date "{date}"` in a reference loaded later, cost a refused call).
+      const forDate = (at: string) => `- ${words}; for --date "MM-DD-YYYY HH:MM": ${at}.`;
+      expect(todayLine((await ada.call(TOOL.bmad, { command: "*sprint-planning", project: name })).text)).toEqual([forDate(`${m}-${d}-${y} ${hm}`)]);
       // Asked for in words, not as {date} (review 183: create-story's "Update last_updated field to current date"), for
       // sprint-status.yaml's last_updated, which takes the form bmad-board and sprint_plan.py write (review 373: written
       // 2026-11-30, which sprint_plan.py's staleness check does not recognize).
@@ -1208,6 +1225,9 @@ describe("a planned project's runtime block", () => {
       const [, y2, m2, d2, hm2] = /^(\d{4})-(\d\d)-(\d\d) .*now (\d\d:\d\d)$/.exec(when("UTC"))!;
       expect(todayLine((await ada.call(TOOL.bmad, { command: "*create-story", project: name })).text)).toEqual([
         `- {date} is today's date (${when("UTC")}), in the form the skill's text gives, if it gives one; sprint-status.yaml's last_updated takes the form MM-DD-YYYY HH:MM: ${m2}-${d2}-${y2} ${hm2}.`,
+      ]);
+      expect(todayLine((await ada.call(TOOL.bmad, { command: "*sprint-planning", project: name })).text)).toEqual([
+        `- {date} is today's date (${when("UTC")}), in the form the skill's text gives, if it gives one; for --date "MM-DD-YYYY HH:MM": ${m2}-${d2}-${y2} ${hm2}.`,
       ]);
       // The zone set later changes no file, and the kept render is served with the new zone's date and time.
       await ada.project({ action: "config", name, time_zone: "Pacific/Kiritimati" });

@@ -405,21 +405,33 @@ export const isRunTimePlaceholder = (value: string): boolean => RUN_TIME_ALONE.t
  *  `stamped`: with the form the line's --date takes (takesStamp), or where the skill's text has the model write
  *  sprint-status.yaml's last_updated itself, with that field's (review 373: create-story's "Update last_updated field
  *  to current date" was written 2026-11-30, which sprint_plan.py's staleness check does not recognize). */
-export function todayHint(today: string, stamped?: "--date" | "last_updated"): string {
+export function todayHint(today: string, stamped?: Stamped): string {
   const hint = BOUND_AT_RUN_TIME.get("{date}")!.replace("TODAY", today);
   const stamp = stamped ? stampOf(today) : undefined;
   if (!stamp) return hint;
-  return stamped === "--date" ? `${hint}; for --date "${SPRINT_STAMP}": ${stamp}` : `${hint}; ${SPRINT_LAST_UPDATED} takes the form ${SPRINT_STAMP}: ${stamp}`;
+  return stamped === "--date" ? `${hint}; ${DATE_OPTION}: ${stamp}` : `${hint}; ${SPRINT_LAST_UPDATED} takes the form ${SPRINT_STAMP}: ${stamp}`;
 }
+
+/** What todayHint gives the stamp's form for: a script's --date, or sprint-status.yaml's last_updated. */
+export type Stamped = "--date" | "last_updated";
 
 /** The form of sprint-status.yaml's times: sprint_status.py's --date, and the last_updated it and bmad-board write. */
 const SPRINT_STAMP = "MM-DD-YYYY HH:MM";
-/** How todayHint names the field, by which a kept render's line is known to name it (withToday). */
-export const SPRINT_LAST_UPDATED = "sprint-status.yaml's last_updated";
+/** How todayHint names what the stamp is for, by which a kept render's line is made again (stampedIn). */
+const SPRINT_LAST_UPDATED = "sprint-status.yaml's last_updated";
+const DATE_OPTION = `for --date "${SPRINT_STAMP}"`;
+
+/** What a line todayHint wrote gives the stamp for (withToday). */
+export const stampedIn = (line: string): Stamped | undefined => (line.includes(SPRINT_LAST_UPDATED) ? "last_updated" : line.includes(DATE_OPTION) ? "--date" : undefined);
 
 /** Scripts whose `--date` takes "MM-DD-YYYY HH:MM" and nothing else (their skills' texts say so; sprint_status.py's
  *  update exits 1 on another form). */
 const STAMP_DATE_SCRIPTS = new Set(["sprint_plan.py", "sprint_status.py"]);
+
+/** Whether a skill's text runs one of those scripts with --date (sprint-planning's references: `sprint_plan.py status …
+ *  --date "{date}"`, the retrospective's `sprint_status.py update`), a line that may span lines: the render gives the
+ *  stamp up front (review 435: the sprint's status cost a refused call). */
+export const runsStampDate = (text: string): boolean => text.includes("--date") && [...STAMP_DATE_SCRIPTS].some((script) => text.includes(script));
 
 /** Whether `script`'s --date in `args` holds `{date}` and takes "MM-DD-YYYY HH:MM" (review 231: the retrospective's
  *  update line, filled with the --ref's YYYY-MM-DD, exited 1). */

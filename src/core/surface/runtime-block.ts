@@ -1,6 +1,6 @@
 // The short block in front of a rendered skill: what was substituted, and how this server carries out
 // the lines BMAD's text asks for (`uv run ...`, `skill:NAME`, files under {project-root}).
-import { READ_ONLY_GIT_LINES, SPRINT_LAST_UPDATED, todayHint, uvRunScripts } from "../runtime/command-line.js";
+import { READ_ONLY_GIT_LINES, runsStampDate, stampedIn, todayHint, uvRunScripts, type Stamped } from "../runtime/command-line.js";
 import { CONTRACT_SCRIPT, type ContractSetup } from "../runtime/project.js";
 import { dumps } from "../runtime/py-json.js";
 import { selectKeys } from "../runtime/resolve-config.js";
@@ -49,9 +49,13 @@ export interface LaterValues {
   dated: boolean;
   /** Whether a file loaded later has the model write sprint-status.yaml's last_updated (writesLastUpdated). */
   lastUpdated: boolean;
+  /** Whether a file loaded later runs a script whose --date takes a stamp (runsStampDate). */
+  stampsDate: boolean;
+  /** Whether a file loaded later keeps scratch files in the system temp directory (keepsScratchInTemp). */
+  tempScratch: boolean;
 }
 
-export const NOTHING_LATER: LaterValues = { custom: [], config: [], resolved: [], customGiven: true, configGiven: true, dated: false, lastUpdated: false };
+export const NOTHING_LATER: LaterValues = { custom: [], config: [], resolved: [], customGiven: true, configGiven: true, dated: false, lastUpdated: false, stampsDate: false, tempScratch: false };
 
 /** The block's heading, by which a served render finds it (earlier-work.ts adds a line, withToday its date). */
 export const BLOCK_HEADING = "## Running this skill here\n";
@@ -61,6 +65,19 @@ export const asksDate = (text: string): boolean => /\{date\}|\bcurrent date\b|\b
 /** Whether a text has the model write sprint-status.yaml's last_updated (create-story's and dev-story's "Update
  *  last_updated field to current date", code-review's step-04): its form is the file's, not one the text gives. */
 export const writesLastUpdated = (text: string): boolean => /\blast_updated\b/.test(text) && /sprint[-_]status/.test(text);
+/** Whether a text keeps a scratch file in the system temp directory (code-review's and bmad-build's {diff_file}). */
+const keepsScratchInTemp = (text: string): boolean => text.includes("{diff_file}") || text.includes("system temp directory");
+/** Whether a text has the model record the commit its code work starts from, or NO_VCS where git is unavailable
+ *  (dev-story's step 4); one that only reads a recorded one (walkthrough's baseline_commit) needs no word. */
+const recordsBaseline = (text: string): boolean => /\bNO_VCS\b/.test(text);
+
+/** Where a workspace is asked for a commit to record: in the words of bmad-run's refusal of `git rev-parse` (review
+ *  231: NO_VCS was recorded as dev-story's baseline and kept on the bridge after a pull). */
+export const BASELINE_UNSET = "Leave the commit a skill records (baseline_commit) unset here, not NO_VCS: the bmad-mcp bridge, in the user's clone, records the real one.";
+/** Scratch text BMAD puts in the system's temp folder, which bmad-files does not reach; a step hands it on by its path
+ *  (review 213: code-review's reviewers read {diff_file}, which keeping it in the conversation left them without); kept
+ *  till the workflow ends (review 231: code-review's later steps read the diff again). */
+export const SCRATCH_ADVICE = `Keep the scratch text (a diff, a claims list) in the conversation. Where a step hands it on by its path (code-review's {diff_file}), write it with ${TOOL.bmadFiles} to a file under {implementation_artifacts}, give that file's full path, and delete it when the workflow ends.`;
 
 /** Longest a value given for files loaded later is, and each kind's all together: past them the script prints them
  *  (review 136: a collaborator's 26 config keys made the block 10 KB). */
@@ -109,6 +126,8 @@ export function laterValues(ctx: SkillRender, rendered: string[], later: string[
     configGiven,
     dated: later.some(asksDate) || custom.some(([, v]) => asksDate(v)),
     lastUpdated: later.some(writesLastUpdated),
+    stampsDate: later.some(runsStampDate),
+    tempScratch: later.some(keepsScratchInTemp),
   };
 }
 
@@ -158,7 +177,7 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   ];
   // In the words of bmad-run's and bmad-files' refusal of a path or line holding it: the first write is right (review
   // 170: correct-course's sprint-change-proposal-{date}.md cost a refused call).
-  if (today !== undefined) lines.push(`- ${todayHint(today, later.lastUpdated || renderedTexts.some(writesLastUpdated) ? "last_updated" : undefined)}.`);
+  if (today !== undefined) lines.push(`- ${todayHint(today, stampFor(renderedTexts, later))}.`);
   if (later.resolved.length) lines.push(`- In files you load later, ${later.resolved.map(([key, printed]) => `\`resolve_customization.py … --key ${key}\` is already run here: it printed ${printed}`).join("; ")}.`);
   if (scripts.size) {
     lines.push(
@@ -184,7 +203,9 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
   // user to run elsewhere).
   if (traits.delegates) lines.push(`- Subagent work: to your own subagents if you have them; else the skill's way without them where it gives one, or do it yourself, in turn (${TOOL.spawnSubagentTask} is for bmad-task sessions).`);
   // Said up front: a literal model otherwise spent 20 calls planning a change it could not build or test (review 151).
-  if (traits.worksOnCode) lines.push(codeWorkLine(files, folder));
+  if (traits.worksOnCode) lines.push(codeWorkLine(files, folder, renderedTexts.some(recordsBaseline)));
+  // bmad-files reaches no temp folder: said before the write it would refuse (review 435: code-review's {diff_file}).
+  if (files.kind === "workspace" && (later.tempScratch || renderedTexts.some(keepsScratchInTemp))) lines.push(`- Nothing here reaches the system temp directory, where the skill keeps scratch files. ${SCRATCH_ADVICE}`);
   if (files.kind === "workspace" && files.bridgeSkills?.length) lines.push(...bridgeSkillLines(files.bridgeSkills));
   // On a workspace nothing opens a page for the user; bmad-brainstorming's composer page is a view, where the host shows views.
   if (files.kind === "workspace" && renderedTexts.some((t) => t.includes("xdg-open"))) {
@@ -200,15 +221,23 @@ export function runtimeBlock(ctx: SkillRender, files: FilesAccess, renderedTexts
 /** Where a code skill's git, tests and builds run (review 213: on the bridge a literal model sent git and `npm test` to
  *  tools that refused them, then ran a contract the project did not have). On a workspace, the whole loop in the
  *  user's clone, each command as typed (review 299: the pull alone was named, not how to get bmad-mcp nor the push that
- *  brings the story back), and that the model moves no story on its own word (review 231: dev-story marked its story
- *  in-progress here); the user's word or board click does (review 299: "move no story here" was untrue of the board). */
-function codeWorkLine(files: FilesAccess, skill: string): string {
-  if (files.kind === "workspace") return `- This workspace holds documents, not code: steps on code, git, builds, tests run in the user's clone. Say so before one, with the loop (B: \`${BRIDGE.command}\`, ${BRIDGE.from}): \`B pull --remote ${files.pullFrom ?? "<this server's /mcp URL>"} --project ${files.project}\`, ${skill} with B as MCP server, \`B push\` (same arguments) sends changes back. Never say code work was done here; move a story only when the user says it landed.`;
+ *  brings the story back), and that a story goes to review or done only on the user's word or board click (review 231:
+ *  dev-story's story was called done here); in-progress as its work starts, as dev-story says (review 435: "move a
+ *  story only when the user says" read as contradicting its step 4). `baseline`: the skill records a baseline commit. */
+function codeWorkLine(files: FilesAccess, skill: string, baseline: boolean): string {
+  if (files.kind === "workspace") return `- This workspace holds documents, not code: steps on code, git, builds, tests run in the user's clone. Say so before one, with the loop (B: \`${BRIDGE.command}\`, ${BRIDGE.from}): \`B pull --remote ${files.pullFrom ?? "<this server's /mcp URL>"} --project ${files.project}\`, ${skill} with B as MCP server, \`B push\` (same arguments) sends changes back. Never say code work was done here: a story may go in-progress as its work starts, and to review or done only when the user says its code work in the clone is done.${baseline ? ` ${BASELINE_UNSET}` : ""}`;
   // How the user sets up the contract is bmad-run's answer to a test line, not every render's (context is paid for).
   const checks = files.contract && !contractToDo(files.contract)
     ? `tests and builds: ${TOOL.runCompletionContract} runs this project's checks (its ${CONTRACT_SCRIPT})`
     : "tests and builds: ask the user to run them and paste the output";
   return `- Code work: git's read-only lines (${READ_ONLY_GIT_LINES}) run with ${TOOL.bmadRun}, as written; any other git, the user runs; ${checks}.`;
+}
+
+/** The stamp the block's date line gives the form of: a script's --date where the skill runs one (review 435:
+ *  sprint-planning's status line was refused for it), else sprint-status.yaml's last_updated where the model writes it. */
+function stampFor(renderedTexts: string[], later: LaterValues): Stamped | undefined {
+  if (later.stampsDate || renderedTexts.some(runsStampDate)) return "--date";
+  return later.lastUpdated || renderedTexts.some(writesLastUpdated) ? "last_updated" : undefined;
 }
 
 /** What the user does before run_completion_contract runs the project's checks; undefined where it runs them. */
@@ -228,7 +257,7 @@ export function withToday(text: string, today: string): string {
   const start = at - TODAY_LINE.length;
   const end = text.indexOf("\n", at);
   const line = text.slice(start, end < 0 ? undefined : end);
-  return `${text.slice(0, start)}\n- ${todayHint(today, line.includes(SPRINT_LAST_UPDATED) ? "last_updated" : undefined)}.${end < 0 ? "" : text.slice(end)}`;
+  return `${text.slice(0, start)}\n- ${todayHint(today, stampedIn(line))}.${end < 0 ? "" : text.slice(end)}`;
 }
 
 /** Whether the block gives today's date and time: an answer holding it is not kept. */

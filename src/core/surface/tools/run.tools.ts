@@ -12,7 +12,7 @@ import type { GitRunner } from "../../runtime/context.js";
 import type { RuntimeFs } from "../../runtime/fs.js";
 import { runAnswer } from "./run-answer.js";
 import { composerNote } from "../composer.js";
-import { contractToDo } from "../runtime-block.js";
+import { BASELINE_UNSET, contractToDo } from "../runtime-block.js";
 import type { SurfaceDeps } from "../deps.js";
 import { BRIDGE, TOOL } from "../names.js";
 import { fail, type ToolOutcome } from "../outcome.js";
@@ -94,7 +94,7 @@ const NO_GIT_HERE = "bmad-run runs BMAD's Python scripts; a workspace has no git
 function workspaceGitAnswer(line: string): string {
   const words = line.trim().split(/\s+/);
   const sub = words.slice(1).find((w) => !w.startsWith("-"));
-  if (sub === "rev-parse" || sub === "log") return `${NO_GIT_HERE} Leave the commit a skill records (baseline_commit) unset here, not NO_VCS: the bmad-mcp bridge, in the user's clone, records the real one.`;
+  if (sub === "rev-parse" || sub === "log") return `${NO_GIT_HERE} ${BASELINE_UNSET}`;
   if (sub === "diff") return `${NO_GIT_HERE} Ask the user to run it in their clone and paste the diff, or to run the review on the bmad-mcp bridge.`;
   return otherProgramAnswer("git", false);
 }

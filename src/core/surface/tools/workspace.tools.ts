@@ -18,6 +18,7 @@ import { installerQuestions, type InstallerQuestion } from "../../workspace/inst
 import { checkTimeZone, DEFAULT_TIME_ZONE, todayWhere, zonedTime } from "../../runtime/time-zone.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
+import { SCRATCH_ADVICE } from "../runtime-block.js";
 import { bundleUrisFor } from "../resources.js";
 import { FOLDER_KEY, fillConfigValues, projectConfigValues } from "../skill-render.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
@@ -617,11 +618,6 @@ const leavesProject = (value: string): boolean => {
  *  forward slashes: a backslash is refused as such). One anchored scan. */
 const SYSTEM_TEMP = /^(\/private)?\/(var\/)?tmp(\/|$)|^(\/private)?\/var\/folders\/|^[a-z]:\/(users\/[^/]+\/appdata\/local\/|windows\/)?te?mp(\/|$)/i;
 
-/** Scratch text BMAD puts in the system's temp folder and a step hands on by its path (review 213: code-review's
- *  reviewers read {diff_file}, which keeping it in the conversation left them without); kept till the workflow ends
- *  (review 231: code-review's later steps read the diff again). */
-export const SCRATCH_BY_PATH = `Where a step hands it on by its path (code-review's {diff_file}), write it with ${TOOL.bmadFiles} to a file under {implementation_artifacts}, give that file's full path, and delete it when the workflow ends.`;
-
 /** The project a `bmad://projects/NAME/…` path names; inProject refuses it where "project" names another. */
 const projectInPath = (path: string | undefined): string | undefined =>
   path?.startsWith(PROJECTS_PREFIX) ? path.slice(PROJECTS_PREFIX.length).split("/")[0] || undefined : undefined;
@@ -666,7 +662,7 @@ export function inProject(project: string, raw: string, folder?: string): Result
   for (const root of roots) if (raw.startsWith(root)) return { ok: true, path: raw.slice(root.length) };
   // BMAD's build and code review keep a diff and a claims list "in the system temp directory": refused as "absolute",
   // a literal model wrote them into the project, and bmad-build's commit took them in (review 160).
-  if (SYSTEM_TEMP.test(raw)) return { ok: false, error: `"${printable(raw)}" is in the system's temp folder: ${TOOL.bmadFiles} reaches only the project's files, and a scratch file written into the project becomes one of them${folder ? " and ends up in the user's commits" : ""}. Keep the scratch text (a diff, a claims list) in the conversation. ${SCRATCH_BY_PATH}` };
+  if (SYSTEM_TEMP.test(raw)) return { ok: false, error: `"${printable(raw)}" is in the system's temp folder: ${TOOL.bmadFiles} reaches only the project's files, and a scratch file written into the project becomes one of them${folder ? " and ends up in the user's commits" : ""}. ${SCRATCH_ADVICE}` };
   if (raw.startsWith("{skill-root}/")) return { ok: false, error: `{skill-root} is the skill's folder, BMAD's and not the project's: the rendered skill names it at the top; read its files with ${TOOL.bmadResources} (bmad://<skill folder>/${raw.slice("{skill-root}/".length, 200)}).` };
   if (raw.startsWith(PROJECTS_PREFIX)) return { ok: false, error: inAnotherProject('"path"', project) };
   if (/^(bmad|skill):\/\//.test(raw)) return { ok: false, error: `${raw.slice(0, 200)} is BMAD's file, not the project's: read it with ${TOOL.bmadResources} {"operation": "read", "uri": "${raw.slice(0, 200)}"}.` };
