@@ -19,10 +19,16 @@ const METHODS = new Set(["POST", "GET", "DELETE", "HEAD", "OPTIONS", "PUT", "PAT
 /** A loopback client sends its headers and body at once: a connection that has not after these is let go (Node's 60 s
  *  and 300 s let another user's 18,848 idle connections hold the owner's initialize off: review 214). */
 const TIMEOUTS = { headersTimeout: 5_000, requestTimeout: 10_000, connectionsCheckingInterval: 1_000 };
-/** Requests answered at once, across all connections; past it, 503 and Retry-After. With DRAIN_MS this bounds what
- *  the bridge holds to about this many bodies and answers (review 330: a client that never read its answers grew it
- *  to 8 GB, held bodies to 4 GB). A stream a client keeps open holds one while it is. */
+/** Requests answered at once, across all connections, counted once their bodies have come; past it, 503 and
+ *  Retry-After. With DRAIN_MS this bounds what the bridge holds to about this many bodies and answers (review 330: a
+ *  client that never read its answers grew it to 8 GB, held bodies to 4 GB). A stream a client keeps open holds one
+ *  while it is. */
 const MAX_IN_FLIGHT = 16;
+/** Bodies being read at once, apart from the requests answered: bodies that never finish took every place of those,
+ *  and locked every client out until the request timeout (review 437). Past it, 503 as for those. */
+const MAX_READING = 32;
+/** How long a body may go without a byte before it is refused with 408: a loopback client sends its body at once. */
+const BODY_IDLE_MS = 2_000;
 /** Seconds a client told 503 is asked to wait. */
 const RETRY_AFTER_S = 1;
 /** How long an answer may wait for its client to take what was written: one that does not read is let go. */
@@ -42,14 +48,14 @@ export interface Listening {
  *  owner's requests on (review 214). Either address taken is a failure naming it; a machine without ::1 is not. */
 export async function serveHttp(factory: McpServerFactory, port: number): Promise<Result<{ listening: Listening }>> {
   const handler = createMcpHandler(factory, { maxRequestBodySize: MAX_REQUEST_BYTES });
-  const inFlight = { count: 0 }; // shared by both addresses' servers
+  const places: Places = { inFlight: 0, reading: 0 }; // shared by both addresses' servers
   for (let tries = 1; ; tries++) {
-    const v4 = loopbackServer(handler, inFlight);
+    const v4 = loopbackServer(handler, places);
     const failed = await listen(v4, port, "127.0.0.1");
     if (failed) return { ok: false, error: cannotListen("127.0.0.1", port, failed) };
     const bound = (v4.address() as AddressInfo).port;
     const url = `http://127.0.0.1:${bound}/mcp`;
-    const v6 = loopbackServer(handler, inFlight);
+    const v6 = loopbackServer(handler, places);
     const failed6 = await listen(v6, bound, "::1");
     if (!failed6) return { ok: true, listening: { url, ipv6Url: `http://[::1]:${bound}/mcp`, close: () => (v4.close(), v6.close()) } };
     if (failed6.code === "EADDRNOTAVAIL" || failed6.code === "EAFNOSUPPORT") return { ok: true, listening: { url, close: () => v4.close() } };
@@ -71,13 +77,19 @@ function cannotListen(address: string, port: number, error: NodeJS.ErrnoExceptio
   return `--http: cannot listen on ${address}:${port} (${error.message}); choose another --port.${held}`;
 }
 
-function loopbackServer(handler: McpHttpHandler, inFlight: { count: number }): Server {
+/** What the requests under way hold, across both addresses' servers: places answering, and bodies being read. */
+interface Places {
+  inFlight: number;
+  reading: number;
+}
+
+function loopbackServer(handler: McpHttpHandler, places: Places): Server {
   /** Each connection's latest answer: a connection a request has started on is refused with the reason in a 403, the
    *  others closed unanswered. */
   const answers = new WeakMap<Socket, ServerResponse>();
   const server = createServer(TIMEOUTS, (req, res) => {
     answers.set(req.socket, res);
-    answer(req, res, handler, inFlight).catch((error: unknown) => {
+    answer(req, res, handler, places).catch((error: unknown) => {
       if (!res.headersSent) send(res, 500, error instanceof Error ? error.message : String(error));
       else res.destroy();
     });
@@ -101,7 +113,7 @@ function loopbackServer(handler: McpHttpHandler, inFlight: { count: number }): S
  *  made a URL with credentials, which Request refused, as a 500). */
 const BASE_URL = "http://127.0.0.1";
 
-async function answer(req: IncomingMessage, res: ServerResponse, handler: McpHttpHandler, inFlight: { count: number }): Promise<void> {
+async function answer(req: IncomingMessage, res: ServerResponse, handler: McpHttpHandler, places: Places): Promise<void> {
   const refused = loopbackRefusal(req.headers.host, req.headers.origin) ?? (await otherUsersClient(req.socket))?.message;
   if (refused) return send(res, 403, refused);
   // Turned away as the client's mistakes they are, not as the server's (review 121: TRACE and a malformed target were 500s).
@@ -109,11 +121,17 @@ async function answer(req: IncomingMessage, res: ServerResponse, handler: McpHtt
   const url = URL.parse(req.url ?? "/", BASE_URL);
   if (!url) return send(res, 400, "The request's target is not a URL.");
   if (url.pathname !== "/mcp") return send(res, 404, "The MCP endpoint is /mcp.");
-  if (inFlight.count >= MAX_IN_FLIGHT) return send(res, 503, `This server is answering ${MAX_IN_FLIGHT} requests already: try again in a moment.`, undefined, { "retry-after": String(RETRY_AFTER_S) });
-  inFlight.count++;
-  res.once("close", () => inFlight.count--);
-  const body = req.method === "GET" || req.method === "HEAD" || req.method === "DELETE" ? { ok: true as const } : await readBody(req);
+  const busy = (what: string) => send(res, 503, `This server is ${what} already: try again in a moment.`, undefined, { "retry-after": String(RETRY_AFTER_S) });
+  let body: Body = { ok: true };
+  if (req.method !== "GET" && req.method !== "HEAD" && req.method !== "DELETE") {
+    if (places.reading >= MAX_READING) return busy(`reading ${MAX_READING} request bodies`);
+    places.reading++;
+    body = await readBody(req).finally(() => places.reading--);
+  }
   if (!body.ok) return send(res, body.status, body.error, body.code);
+  if (places.inFlight >= MAX_IN_FLIGHT) return busy(`answering ${MAX_IN_FLIGHT} requests`);
+  places.inFlight++;
+  res.once("close", () => places.inFlight--);
   const headers = new Headers();
   for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
   // The client going away cancels its request (a tool call's signal, an SSE stream).
@@ -132,17 +150,34 @@ async function answer(req: IncomingMessage, res: ServerResponse, handler: McpHtt
 
 type Body = Result<{ bytes?: Uint8Array; parsed?: unknown }, { status: number; code?: number }>;
 
-/** The whole body, refused past the limit (what is over it is not read), and its JSON where it is JSON (else the SDK
- *  answers the parse error), refused past the bounds every door keeps (core/request-checks.ts). */
+/** The whole body, refused past the limit (what is over it is not read) or once BODY_IDLE_MS pass without a byte of
+ *  it, and its JSON where it is JSON (else the SDK answers the parse error), refused past the bounds every door keeps
+ *  (core/request-checks.ts). */
 async function readBody(req: IncomingMessage): Promise<Body> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_REQUEST_BYTES) return { ok: false, status: 413, error: `A request body may hold ${MAX_REQUEST_BYTES / 1024 / 1024} MiB at most.` };
-    chunks.push(chunk);
-  }
-  const bytes = Buffer.concat(chunks);
+  type Read = (Body & { ok: false }) | { ok: true; bytes: Buffer };
+  const read = await new Promise<Read>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (result: Read) => {
+      req.off("data", take).off("end", ended).off("close", gone).off("error", reject).off("timeout", stalled);
+      req.socket.setTimeout(0);
+      resolve(result);
+    };
+    const take = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_REQUEST_BYTES) return settle({ ok: false, status: 413, error: `A request body may hold ${MAX_REQUEST_BYTES / 1024 / 1024} MiB at most.` });
+      chunks.push(chunk);
+    };
+    const ended = () => settle({ ok: true, bytes: Buffer.concat(chunks) });
+    const gone = () => settle({ ok: false, status: 400, error: "The request's body did not come whole." });
+    const stalled = () => settle({ ok: false, status: 408, error: `The request's body stopped coming for ${BODY_IDLE_MS / 1000} s: send it at once.` });
+    // Idle on the connection, not a bound on the whole read: a large body that keeps coming is read to its end. Set on
+    // the request, which Node tells of the idle socket before it would close it unanswered.
+    req.setTimeout(BODY_IDLE_MS, stalled);
+    req.on("data", take).once("end", ended).once("close", gone).once("error", reject);
+  });
+  if (!read.ok) return read;
+  const { bytes } = read;
   let parsed: unknown;
   try {
     parsed = JSON.parse(bytes.toString("utf8"));

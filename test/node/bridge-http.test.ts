@@ -12,7 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from "@modelcontextprotocol/client";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { connectBridge, processRuns, silentRemote, tempDir, toolText, waitFor } from "./helpers.js";
+import { asNobody, connectBridge, processRuns, silentRemote, tempDir, toolText, waitFor } from "./helpers.js";
 import { ownerOf, refusalFor } from "../../src/bridge/peer-user.js";
 
 const tmp = tempDir("bridge-http");
@@ -35,16 +35,6 @@ afterAll(() => {
   server.kill("SIGTERM");
   tmp.cleanup();
 });
-
-/** What a Node script run as another user ("nobody") printed. This machine kind runs the suite as root, which can. */
-function asNobody(script: string): Promise<string> {
-  return new Promise<string>((resolve) => {
-    const child = spawn(process.execPath, ["-e", script], { uid: 65534, gid: 65534, cwd: "/" });
-    let text = "";
-    child.stdout.on("data", (d: Buffer) => (text += d));
-    child.on("close", () => resolve(text));
-  });
-}
 
 /** An initialize POST with these headers, as a browser page or a rebinding attacker would send it; the status and body. */
 function initialize(headers: Record<string, string>): Promise<{ status: number; body: string }> {
@@ -257,33 +247,56 @@ describe("bmad-mcp --http", () => {
   });
 
   // Review 330: nothing bounded the requests answered at once, and a client that never read its answers grew the bridge
-  // to 8 GB. Sixteen requests whose bodies have not all come take every place; the next is told to wait.
+  // to 8 GB. Sixteen completion contracts (run four at a time, a second each) take every place; the next is told to wait.
   it("answers 16 requests at once, and the next with 503 and Retry-After until one ends", async () => {
-    const port = Number(new URL(endpoint).port);
-    const held = Array.from({ length: 16 }, () => {
-      const s = connect(port, "127.0.0.1", () => s.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{`));
-      s.on("error", () => {});
-      return s;
-    });
-    const ping = () => fetch(endpoint, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) });
-    /** The first answer to a ping with this status, asked every 50 ms: the server takes in the held requests (or their close) as it can. */
-    const answered = async (status: number) => {
-      for (const end = Date.now() + 5_000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
-        const res = await ping();
-        if (res.status === status) return res;
-        await res.body?.cancel();
-      }
-      throw new Error(`no ${status} within 5 s`);
-    };
-    let busy: Response;
+    const slow = join(tmp.dir, "slow-project");
+    mkdirSync(join(slow, "_bmad/_config/custom"), { recursive: true });
+    writeFileSync(join(slow, "_bmad/_config/custom/cc-verify.sh"), "sleep 1\n");
+    const busyServer = spawn(process.execPath, [bridge, "--http", "--port", "0", "--allow-project-scripts"], { cwd: slow, env: { PATH: process.env.PATH!, HOME: home }, stdio: ["ignore", "ignore", "pipe"] });
+    let said = "";
+    busyServer.stderr!.on("data", (d) => (said += d));
     try {
-      busy = await answered(503);
+      const url = await waitFor("the bridge to listen", () => /serving MCP over HTTP at (\S+)/.exec(said)?.[1], 20_000);
+      const post = (message: object) => fetch(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, ...message }) });
+      const contracts = Array.from({ length: 16 }, () => post({ method: "tools/call", params: { name: "run_completion_contract", arguments: {} } }));
+      /** The first answer to a ping with this status, asked every 50 ms: the server takes in the contracts as it can. */
+      const answered = async (status: number) => {
+        for (const end = Date.now() + 8_000; Date.now() < end; await new Promise((r) => setTimeout(r, 50))) {
+          const res = await post({ method: "ping" });
+          if (res.status === status) return res;
+          await res.body?.cancel();
+        }
+        throw new Error(`no ${status} within 8 s`);
+      };
+      const busy = await answered(503);
+      expect(busy.headers.get("retry-after")).toBe("1");
+      expect(await busy.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "This server is answering 16 requests already: try again in a moment." } });
+      for (const contract of await Promise.all(contracts)) expect(await contract.text()).toContain("PASS");
+      expect(await (await answered(200)).text()).toContain('"result":{}');
     } finally {
-      for (const s of held) s.destroy();
+      busyServer.kill("SIGTERM");
     }
-    expect(busy.headers.get("retry-after")).toBe("1");
-    expect(await busy.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32000, message: "This server is answering 16 requests already: try again in a moment." } });
-    expect(await (await answered(200)).text()).toContain('"result":{}');
+  }, 30_000);
+
+  // Review 437: a request took its place before its body came, and 16 bodies that never finished locked every client
+  // out until the 10 s request timeout.
+  it("answers a client while 20 request bodies stall, and refuses those once 2 s pass without a byte", async () => {
+    const port = Number(new URL(endpoint).port);
+    const stalled = Array.from({ length: 20 }, () => new Promise<{ ms: number; text: string }>((resolve) => {
+      const t0 = Date.now();
+      const s = connect(port, "127.0.0.1", () => s.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{`));
+      let text = "";
+      s.on("data", (d) => (text += d));
+      s.on("error", () => {});
+      s.on("close", () => resolve({ ms: Date.now() - t0, text }));
+    }));
+    await new Promise((r) => setTimeout(r, 300)); // all 20 taken in, their bodies waited for
+    const ping = await fetch(endpoint, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) });
+    expect([ping.status, await ping.text()]).toEqual([200, expect.stringContaining('"result":{}')]);
+    for (const { ms, text } of await Promise.all(stalled)) {
+      expect(text).toMatch(/^HTTP\/1\.1 408 .*"message":"The request's body stopped coming for 2 s: send it at once\."/s);
+      expect(ms).toBeLessThan(5_000);
+    }
   });
 
   // Review 330: an answer its client did not read was held whole (100 of them grew the bridge to 8 GB).

@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -392,4 +392,36 @@ it("says a failure no command expected in one line, with a status of its own, ne
   const pulled = await runCli(["pull", "--remote", remote, "--project", "x", "--dir", notAFolder], join(tmp.dir, "config-unexpected"));
   expect(pulled.stderr).toBe(`bmad-mcp pull: EEXIST: file already exists, mkdir '${notAFolder}'\n`);
   expect(pulled.code).toBe(70);
+});
+
+// Review 437: the page the browser comes back to took any request from anyone. A target `new URL` threw on ended the
+// whole bridge; a foreign Host (a rebound name) or a POST was taken as the browser's answer. Whose program connects is
+// not judged here, as --http judges it: a browser may come through another user's relay (WSL, a forwarded port).
+it("answers the sign-in page's odd requests without ending, and only a GET to its own host ends the sign-in", async () => {
+  const callback = new LoopbackCallback(30_000);
+  await callback.start();
+  closers.push(async () => callback.close());
+  const { port } = new URL(callback.url);
+  const finished: URLSearchParams[] = [];
+  const signedIn = callback.next("the-state", async (query) => void finished.push(query));
+  /** The status line, the headers asked for and the page a raw request gets (empty where the connection was closed). */
+  const raw = (bytes: string) => new Promise<string>((resolve) => {
+    const s = connect(Number(port), "127.0.0.1", () => s.write(bytes));
+    let text = "";
+    s.on("data", (d) => (text += d));
+    s.on("error", () => {});
+    s.on("close", () => resolve(text));
+  });
+  const host = `Host: 127.0.0.1:${port}\r\nConnection: close\r\n`;
+  expect(await raw(`GET http://[/callback HTTP/1.1\r\n${host}\r\n`)).toMatch(/^HTTP\/1\.1 400 .*This address is not one this page can read\./s);
+  expect(await raw(`GET /callback?state=the-state&error=access_denied HTTP/1.1\r\nHost: evil.example:${port}\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 403 .*loopback hosts only/s);
+  const posted = await raw(`POST /callback?state=the-state&error=access_denied HTTP/1.1\r\n${host}content-length: 0\r\n\r\n`);
+  expect(posted).toMatch(/^HTTP\/1\.1 405 /);
+  expect(posted.toLowerCase()).toContain("allow: get");
+  expect(finished).toEqual([]);
+  // The owner's browser, with the state waited for: kept by no cache, its address (the code) sent to no other site.
+  const back = await fetch(`${callback.url}?state=the-state&code=c0de`);
+  expect([back.status, back.headers.get("cache-control"), back.headers.get("referrer-policy"), await back.text()]).toEqual([200, "no-store", "no-referrer", expect.stringContaining("Signed in.")]);
+  await signedIn;
+  expect(finished.map((query) => query.get("code"))).toEqual(["c0de"]);
 });

@@ -206,6 +206,16 @@ export async function silentRemote(): Promise<{ url: string; close: () => void }
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, close };
 }
 
+/** What a Node script run as another user ("nobody") printed. This machine kind runs the suite as root, which can. */
+export function asNobody(script: string): Promise<string> {
+  return new Promise<string>((resolve) => {
+    const child = spawn(process.execPath, ["-e", script], { uid: 65534, gid: 65534, cwd: "/" });
+    let text = "";
+    child.stdout.on("data", (d: Buffer) => (text += d));
+    child.on("close", () => resolve(text));
+  });
+}
+
 /** Whether a process still runs (a zombie waiting for its parent to reap it counts as gone). */
 export function processRuns(pid: number): boolean {
   try {
