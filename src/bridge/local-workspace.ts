@@ -294,6 +294,21 @@ class LocalFiles implements WorkspaceFiles {
   /** `text` "restore": the bytes the bridge kept, refused over a file that is not UTF-8 as a write of text is.
    *  `maxBytes`: a restore puts back what the bridge kept, up to what it reads (review 39: a 2.3 MB copy could not come back). */
   async write(path: string, data: Uint8Array, options: { text?: TextWrite | "restore"; ifVersion?: number; maxBytes?: number } = {}): Promise<WsResult<WrittenEntry>> {
+    const { text } = options;
+    return this.put(path, (rel, current, version) => {
+      const notText = text && current && notUtf8Refusal(rel, current, version, options.ifVersion !== undefined, text);
+      if (notText) return invalid(notText);
+      return { ok: true, value: text && text !== "restore" ? textBytes(current, data, text, rel) : data };
+    }, options);
+  }
+
+  /** A change made from the file's bytes under its lock (a board's move): one from another bridge waits for that lock. */
+  update(path: string, next: (current: Uint8Array | undefined) => WsResult<Uint8Array>, ifVersion?: number): Promise<WsResult<WrittenEntry>> {
+    return this.put(path, (_, current) => next(current), ifVersion === undefined ? {} : { ifVersion });
+  }
+
+  /** The file replaced by what `bytesOf` makes of it, under its lock (change). */
+  private async put(path: string, bytesOf: (rel: string, current: Uint8Array | undefined, version: number) => WsResult<Uint8Array>, options: { text?: TextWrite | "restore"; ifVersion?: number; maxBytes?: number }): Promise<WsResult<WrittenEntry>> {
     const at = await this.located(path);
     if (!at.ok) return at;
     const rel = at.value.rel;
@@ -315,9 +330,9 @@ class LocalFiles implements WorkspaceFiles {
         if (current && mayServeAsConfig(rel) && servedWithout(rel, new TextDecoder().decode(current))) {
           return { ok: false, kind: "denied", error: `${rel} holds secret-looking entries now: only the user changes it, in the file itself. Nothing was written.` };
         }
-        const notText = options.text && current && notUtf8Refusal(rel, current, version, options.ifVersion !== undefined, options.text);
-        if (notText) return invalid(notText);
-        const bytes = options.text && options.text !== "restore" ? textBytes(current, data, options.text, rel) : data;
+        const made = bytesOf(rel, current, version);
+        if (!made.ok) return made;
+        const bytes = made.value;
         if (bytes.length > (options.maxBytes ?? MAX_FILE_BYTES)) return { ok: false, kind: "limit", error: `${rel} would be ${bytes.length} bytes; bmad-files writes at most 1 MiB a file.` };
         return { ok: true, value: bytes };
       },

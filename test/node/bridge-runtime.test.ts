@@ -458,6 +458,20 @@ describe("bmad-run", () => {
     expect(readFileSync(sprint, "utf8")).toMatch(new RegExp(`^# saved ${made - 1}\n`));
   });
 
+  // Review 434: two bridges moving 24 stories at once refused 4 ("changed during the move"): a move now reads and
+  // writes under the file's lock, and the others wait for it.
+  it("makes every move of two bridges at once on the same sprint file", async () => {
+    const dir = project("board-two-bridges");
+    const sprint = join(dir, "_bmad-output/implementation-artifacts/sprint-status.yaml");
+    mkdirSync(dirname(sprint), { recursive: true });
+    const stories = Array.from({ length: 24 }, (_, i) => `1-${i + 1}-race`);
+    writeFileSync(sprint, `development_status:\n  epic-1: in-progress\n${stories.map((s) => `  ${s}: backlog`).join("\n")}\n`);
+    const bridges = await Promise.all([0, 1].map(() => connect(dir, {}, ["--toolsets", "default,views"])));
+    const moves = await Promise.all(stories.map((story, i) => bridges[i % 2]!.callTool({ name: "bmad-board", arguments: { story, status: "done" } })));
+    expect(moves.filter((m) => m.isError).map(text)).toEqual([]);
+    expect(readFileSync(sprint, "utf8")).toBe(`development_status:\n  epic-1: in-progress\n${stories.map((s) => `  ${s}: done`).join("\n")}\n`);
+  });
+
   it("refuses what it cannot run, naming what it recognised", async () => {
     const client = await sharedProject().client;
     expect((await bmadRun(client, "uv run a.py && rm -rf /")).text).toMatch(/"&&" needs a shell/);

@@ -776,12 +776,81 @@ describe("the views on the bridge", () => {
     const lines = Array.from({ length: 120 }, (_, e) => [`  epic-${e + 1}: in-progress`, ...Array.from({ length: 10 }, (_, s) => `  ${e + 1}-${s + 1}-story: backlog`)]).flat();
     writeFileSync(join(tmp.dir, SPRINT), `development_status:\n${lines.join("\n")}\n`);
     const result = await call("bmad-board", {});
-    expect(toolText(result)).toMatch(/\n\(70 more epics and 700 more stories not shown: the board shows 100 epics and 500 stories at most; bmad-files reads the whole file\.\)$/);
+    expect(toolText(result)).toMatch(/\n\(70 more epics and 700 more stories not shown: the board shows 100 epics, 500 stories and 30,000 characters of keys and statuses at most; bmad-files reads the whole file\.\)$/);
     const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-board")).html, result, call);
     await expect.poll(() => frame.locator(".card").count()).toBe(500);
     expect(await frame.locator(".epic").count()).toBe(50);
     expect(await frame.locator("p.note").textContent()).toBe("70 more epics and 700 more stories not shown.");
     await page.close();
+  });
+
+  // Review 434: 500 keys of 150 zero-width spaces each (an 84 KB file) answered 608 KB of text and 618 KB of
+  // structuredContent, each written out as ⟦U+200B⟧; a status of 40,000 of them was repeated by the move's answer.
+  it("cuts long keys and statuses and bounds the board, and a move's answer with them", async () => {
+    const zw = "\u200b".repeat(100);
+    const cut = (text: string) => `${text.slice(0, 119)}…`;
+    const lines = Array.from({ length: 500 }, (_, i) => `  1-${i + 1}-a${zw}: backlog`);
+    await withSprint(`development_status:\n  epic-1: in-progress\n  1-0-a: "${"\u200b".repeat(20_000)}"\n${lines.join("\n")}\n`, async () => {
+      const board = await call("bmad-board", {});
+      const text = toolText(board);
+      expect(board.isError, text).toBeFalsy();
+      expect(text.length).toBeLessThan(40_000);
+      expect(JSON.stringify(board.structuredContent).length).toBeLessThan(50_000);
+      const first = (board.structuredContent as { epics: Array<{ stories: Array<{ key: string; status: string; written?: string }> }> }).epics[0]!.stories;
+      expect(first[0]!.written).toBe(cut("⟦U+200B⟧".repeat(20)));
+      expect(first[1]!.key).toBe(cut(`1-1-a${"⟦U+200B⟧".repeat(20)}`));
+      expect(text).toMatch(/\n\(0 more epics and \d+ more stories not shown: the board shows 100 epics, 500 stories and 30,000 characters of keys and statuses at most; bmad-files reads the whole file\.\)$/);
+      // The name shown moves the story it stands for, and the answer names where it was cut.
+      const moved = await call("bmad-board", { story: "1-0-a", status: "done" });
+      expect(toolText(moved).split("\n")[0]).toBe(`Moved 1-0-a from ${cut("⟦U+200B⟧".repeat(20))} to done.`);
+      expect(toolText(moved).length).toBeLessThan(40_000);
+      expect(toolText(await call("bmad-board", { story: first[1]!.key, status: "review" }))).toContain(`${first[1]!.key}=review`);
+      // (A key this long has its value on the next line, as ruamel.yaml writes it.)
+      expect(readFileSync(join(tmp.dir, SPRINT), "utf8")).toMatch(new RegExp(`\n  1-1-a${zw}: *\n? +review\n`));
+    });
+  });
+
+  // Review 434: a move to the status a story has wrote a new version (and last_updated), staling every open board.
+  it("moves a story to the status it has by writing nothing", async () => {
+    const text = "# sprint\nlast_updated: 01-01-2025 10:00\ndevelopment_status:\n  epic-1: in-progress\n  1-1-add-a-todo: done\n";
+    await withSprint(text, async () => {
+      const { version } = (await call("bmad-board", {})).structuredContent as { version: number };
+      const answer = await call("bmad-board", { story: "1-1-add-a-todo", status: "done" });
+      expect(toolText(answer).split("\n")[0]).toBe("1-1-add-a-todo is already done: nothing was written.");
+      expect(answer.structuredContent).toMatchObject({ version });
+      expect(readFileSync(join(tmp.dir, SPRINT), "utf8")).toBe(text);
+    });
+  });
+
+  // Review 434: ruamel.yaml reads U+2028, U+2029 and U+0085 as line breaks, the port did not: a move rewrote another
+  // key's value as Python reads it.
+  it("neither shows nor moves a sprint file holding a line break only BMAD's Python reads", async () => {
+    for (const odd of ["\u2028", "\u2029", "\u0085"]) {
+      const text = `development_status:\n  epic-1: in-progress\n  1-1-add-a-todo: backlog\nx: ${odd}sep\n`;
+      await withSprint(text, async () => {
+        for (const args of [{}, { story: "1-1-add-a-todo", status: "done" }]) {
+          const answer = await call("bmad-board", args);
+          expect([answer.isError, toolText(answer)]).toEqual([true, `${SPRINT} line 4 holds ⟦U+${odd.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}⟧, which BMAD's sprint scripts read as a line break: replace it with a newline or remove it (bmad-files edit), then show the board again.`]);
+        }
+        expect(readFileSync(join(tmp.dir, SPRINT), "utf8")).toBe(text);
+      });
+    }
+  });
+
+  // Review 434: a config naming a folder outside the project was said to name none.
+  it("says where the config's implementation_artifacts points when that is outside the project", async () => {
+    const configs = ["_bmad/bmm/config.yaml", "_bmad/config.toml"].map((f) => join(tmp.dir, f));
+    const before = configs.map((f) => readFileSync(f, "utf8"));
+    configs.forEach((f, i) => writeFileSync(f, before[i]!.replace(/^(implementation_artifacts\s*[:=]\s*).*$/m, '$1"/srv/elsewhere/impl"')));
+    try {
+      const elsewhere = await bridge({});
+      for (const args of [{}, { story: "1-1-add-a-todo", status: "done" }]) {
+        const answer = await elsewhere.callTool({ name: "bmad-board", arguments: args });
+        expect([answer.isError, toolText(answer)]).toEqual([true, `This project's config names "/srv/elsewhere/impl" for implementation_artifacts, which is not a folder inside the project: set it to one under {project-root} (BMAD's default is {project-root}/_bmad-output/implementation-artifacts), where sprint-status.yaml lives.`]);
+      }
+    } finally {
+      configs.forEach((f, i) => writeFileSync(f, before[i]!));
+    }
   });
 
   // Review 192: 2,000 rows a collaborator planted at the top of the project's catalog took every row read, and the map

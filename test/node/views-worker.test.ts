@@ -346,6 +346,32 @@ describe("the views on the Worker", () => {
     }
   });
 
+  // Review 434: 500 keys of 150 zero-width spaces made a 1.8 MB board, each written out; a move to the status a story
+  // had wrote a new version (v1→v2→v3), staling every open board.
+  it("bounds a board of long invisible keys, and moves a story to the status it has by writing nothing", async () => {
+    const path = `${IMPL}/sprint-status.yaml`;
+    const files = (args: Record<string, unknown>) => ada.callTool({ name: "bmad-files", arguments: { project: PROJECT, path, ...args } });
+    const before = toolText({ content: ((await files({ action: "read" })).content as Array<{ text: string }>).slice(1) });
+    const zw = "\u200b".repeat(150);
+    const keys = Array.from({ length: 500 }, (_, i) => `  9-${i + 1}-a${zw}: backlog`);
+    await files({ action: "write", content: `development_status:\n  epic-9: in-progress\n  9-0-a: done\n${keys.join("\n")}\n` });
+    try {
+      const board = await ada.callTool({ name: "bmad-board", arguments: { project: PROJECT } });
+      expect(board.isError, toolText(board)).toBeFalsy();
+      expect(toolText(board).length).toBeLessThan(40_000);
+      expect(JSON.stringify(board.structuredContent).length).toBeLessThan(50_000);
+      const versions = async () => ((await files({ action: "history" })).structuredContent as { versions: Array<{ version: number }> }).versions.map((v) => v.version);
+      const had = await versions();
+      const { version } = board.structuredContent as { version: number };
+      const moved = await ada.callTool({ name: "bmad-board", arguments: { project: PROJECT, story: "9-0-a", status: "done", if_version: version } });
+      expect(toolText(moved).split("\n")[0]).toBe("9-0-a is already done: nothing was written.");
+      expect(moved.structuredContent).toMatchObject({ version });
+      expect(await versions()).toEqual(had);
+    } finally {
+      await files({ action: "write", content: before });
+    }
+  });
+
   it("shows a delivery session's stages and score, and confirms the stage through bmad-task", async () => {
     const started = await ada.callTool({ name: "bmad-task", arguments: { action: "start", objective: "Build a todo list" } });
     const id = (started.structuredContent as { session_id: string }).session_id;

@@ -11,6 +11,20 @@ import { showName } from "../lines.js";
 
 export type MoveResult = Result<{ text: string; before: string }>;
 
+/** Characters of a story key or status the board and a move show, at most: each invisible one written out takes eight
+ *  (review 434: 500 keys of 150 zero-width spaces made a 1.8 MB board). */
+const MAX_SHOWN = 120;
+
+/** A key or status as the board and a move name it: written out (showName), and cut with an ellipsis past
+ *  MAX_SHOWN, a move by that name finding the key it stands for. */
+export function boardName(text: string): string {
+  const shown = showName(text);
+  if (shown.length <= MAX_SHOWN) return shown;
+  // Not between the halves of a surrogate pair.
+  const cut = shown.slice(0, MAX_SHOWN - 1);
+  return `${/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+}
+
 function shared(value: YValue | null): boolean {
   if (!value) return false;
   if (value.kind === "alias" || value.anchor) return true;
@@ -40,9 +54,10 @@ export function moveStoryText(text: string, story: string, status: string, stamp
   // one key written so literally is then no less a match (review 100: it won over the key the board showed).
   // In either Unicode form (review 313: a key copied from a Mac's file name, decomposed, was "no story" beside its twin).
   const asked = story.normalize("NFC");
-  const named = map.items.flatMap((item) => (item.key.tag === "str" && showName(String(item.key.text)).normalize("NFC") === asked ? [String(item.key.text)] : []));
+  // A key the board cut (boardName) by the name it showed.
+  const named = map.items.flatMap((item) => (item.key.tag === "str" && [showName(String(item.key.text)), boardName(String(item.key.text))].some((name) => name.normalize("NFC") === asked) ? [String(item.key.text)] : []));
   if (!named.length && getItem(map, story) !== undefined) named.push(story);
-  const shown = showName(story.slice(0, 100));
+  const shown = boardName(story);
   if (named.length !== 1) return { ok: false, error: named.length ? `"${shown}" names ${named.length} stories in sprint-status.yaml's development_status: move one by editing the file.` : `No story "${shown}" in sprint-status.yaml's development_status.` };
   story = named[0]!;
   const current = getItem(map, story)!;

@@ -3,7 +3,7 @@
 // (runtime/sprint-move.ts) and the caller's store, with its compare-and-set.
 import { staleVersion, type WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
-import { moveStoryText } from "../runtime/sprint-move.js";
+import { boardName, moveStoryText } from "../runtime/sprint-move.js";
 import { SPRINT_MAX_ENTRIES } from "../runtime/sprint-yaml.js";
 import { parseBoundedYaml, pastYamlSize } from "../yaml.js";
 import type { Result } from "../result.js";
@@ -27,6 +27,9 @@ const MAX_EPICS = 100;
 /** The column of a status that is none of the board's. */
 const OTHER = "other";
 const MAX_STORIES = 500;
+/** Characters of keys and statuses a board shows, at most: a sprint's hundred stories take a few thousand (review
+ *  434: capped names alone still made 500 of them 60 KB twice over). */
+const MAX_NAME_CHARS = 30_000;
 
 export interface Board {
   path: string;
@@ -53,11 +56,19 @@ function tooBig(path: string, data: Uint8Array): string | undefined {
   return past && `${path} is not read: ${past} (a sprint's status is tens of KB). Trim it with bmad-files, or run bmad-sprint-planning again.`;
 }
 
+/** Characters ruamel.yaml (YAML 1.1), and so BMAD's sprint scripts, read as line breaks, and the port's loader does not. */
+const PYTHON_LINE_BREAK = /[\u0085\u2028\u2029]/;
+
 /** The file's text, or why neither the board nor a move reads it: a byte that is not UTF-8 would come back as U+FFFD in
- *  the user's comment, where BMAD's Python refuses the file (review 275). Both say it alike. */
+ *  the user's comment, where BMAD's Python refuses the file (review 275); a line break only Python reads would have the
+ *  two read another value, or a move write one (review 434: `x: \u2028sep` came back `x: '\u2028  sep'`). Both say it alike. */
 function statusText(path: string, data: Uint8Array): Result<{ text: string }> {
   const text = utf8Text(data);
-  return text === undefined ? { ok: false, error: `${path} is not UTF-8: save it as UTF-8 (BMAD's sprint scripts refuse it too).` } : { ok: true, text };
+  if (text === undefined) return { ok: false, error: `${path} is not UTF-8: save it as UTF-8 (BMAD's sprint scripts refuse it too).` };
+  const odd = PYTHON_LINE_BREAK.exec(text);
+  if (!odd) return { ok: true, text };
+  const line = text.slice(0, odd.index).split("\n").length;
+  return { ok: false, error: `${path} line ${line} holds ${showName(odd[0])}, which BMAD's sprint scripts read as a line break: replace it with a newline or remove it (bmad-files edit), then show the board again.` };
 }
 
 /** The project's sprint plan, where BMAD's sprint scripts keep it: the config's implementation_artifacts folder's
@@ -68,9 +79,18 @@ export async function sprintPlanPath(reader: BundleReader, runtime: ProjectRunti
   return folder === undefined ? undefined : `${folder}/${FILE}`;
 }
 
+/** Why there is no sprint plan path: the config names no implementation_artifacts folder, or one outside the project
+ *  (review 434: an absolute path elsewhere was said to be none). */
+async function noSprintFolder(reader: BundleReader, runtime: ProjectRuntime): Promise<string> {
+  const named = (await configOf(reader, runtime)).get("implementation_artifacts");
+  return named
+    ? `This project's config names ${JSON.stringify(boardName(named))} for implementation_artifacts, which is not a folder inside the project: set it to one under {project-root} (BMAD's default is {project-root}/_bmad-output/implementation-artifacts), where sprint-status.yaml lives.`
+    : "This project's config names no implementation_artifacts folder, where sprint-status.yaml lives.";
+}
+
 export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, files: WorkspaceFiles): Promise<Result<{ value: Board }>> {
   const path = await sprintPlanPath(reader, runtime);
-  if (!path) return { ok: false, error: "This project's config names no implementation_artifacts folder, where sprint-status.yaml lives." };
+  if (!path) return { ok: false, error: await noSprintFolder(reader, runtime) };
   const read = await files.read(path);
   if (!read.ok) return { ok: false, error: read.kind === "not_found" ? `No ${path} yet: BMAD's sprint planning (bmad-sprint-planning) writes it.` : read.error };
   const big = tooBig(path, read.value.data);
@@ -105,9 +125,9 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
     // Each is shown inside a line of the board's text, its controls written out: one would start a line (review 78: a
     // quoted key made a line of a forged epic) or show it in another order, and a story left off went unsaid where
     // BMAD's scripts count it (review 91: `1-2-send-all-data-to-vendor\u200e`); invisible ones too, or a twin card
-    // reads as the real one (review 281: `1-1-add-a\u200b-todo`). A move names it so (moveStoryText).
-    const key = showName(written);
-    const status = showName(typeof value === "string" ? value : value === null || typeof value === "object" ? "(not a status)" : String(value));
+    // reads as the real one (review 281: `1-1-add-a\u200b-todo`); cut past a length (boardName). A move names it so (moveStoryText).
+    const key = boardName(written);
+    const status = boardName(typeof value === "string" ? value : value === null || typeof value === "object" ? "(not a status)" : String(value));
     const epic = /^epic-(\d+)$/.exec(key);
     if (epic) epicOf(epic[1]!).status = status;
     const retrospective = /^epic-(\d+)-retrospective$/.exec(key);
@@ -143,45 +163,77 @@ function openActions(items: unknown): NonNullable<Board["actions"]> {
     .map((item) => ({ epic: shown(item.epic), action: shown(item.action), status: shown(item.status) }));
 }
 
-/** The epics in order while there is room; an epic none of whose stories fit is not shown empty. */
+/** The epics in order while there is room, in stories and in characters of names; an epic none of whose stories fit
+ *  is not shown empty. */
 function capped(all: Board["epics"]): Pick<Board, "epics" | "hidden"> {
   const epics: Board["epics"] = [];
   let room = MAX_STORIES;
+  let chars = MAX_NAME_CHARS;
   for (const e of all) {
-    if (epics.length === MAX_EPICS || (room === 0 && e.stories.length)) break;
-    const stories = e.stories.slice(0, room);
+    const head = e.status.length + (e.retrospective?.length ?? 0);
+    if (epics.length === MAX_EPICS || head > chars || (room === 0 && e.stories.length)) break;
+    chars -= head;
+    const stories: typeof e.stories = [];
+    for (const s of e.stories) {
+      const cost = s.key.length + s.status.length + (s.written?.length ?? 0);
+      if (stories.length === room || cost > chars) break;
+      chars -= cost;
+      stories.push(s);
+    }
+    if (e.stories.length && !stories.length) break;
     room -= stories.length;
     epics.push({ ...e, stories });
+    // Out of characters: nothing after this one is shown.
+    if (stories.length < e.stories.length && room) chars = 0;
   }
   const stories = all.reduce((n, e) => n + e.stories.length, 0) - (MAX_STORIES - room);
   return { epics, ...(stories || all.length > epics.length ? { hidden: { epics: all.length - epics.length, stories } } : {}) };
 }
 
 /** Reads and writes a move makes while the file changes between the two: each lost is another's write that landed, so
- *  this many moves at once all land (review 215: 6 of 10 at once failed, told to merge and retry with if_version). */
+ *  this many moves at once all land (review 215: 6 of 10 at once failed, told to merge and retry with if_version).
+ *  Where the store changes a file under its writes' lock (WorkspaceFiles.update, the bridge), a move from another
+ *  process queues there instead (review 434: 4 of 24 from two bridges failed). */
 const MOVE_TRIES = 10;
 /** The most a move waits before its next try, in ms, times the tries made. */
 const MOVE_PAUSE_MS = 10;
 
-/** A move made: the status file's path and new version, and the story's status before it. */
-export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, files: WorkspaceFiles, story: string, status: string, ifVersion?: number): Promise<Result<{ path: string; version: number; from: string }>> {
+/** A move made, or none needed (`unchanged`: the story has that status already): the status file's path and its
+ *  version, and the story's status before it. */
+export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, files: WorkspaceFiles, story: string, status: string, ifVersion?: number): Promise<Result<{ path: string; version: number; from: string; unchanged?: true }>> {
   const path = await sprintPlanPath(reader, runtime);
-  if (!path) return { ok: false, error: "This project's config names no implementation_artifacts folder." };
-  if (!STORY.test(story)) return { ok: false, error: `"${story.slice(0, 100)}" is not a story key (epic-story-name, e.g. 1-2-login).` };
+  if (!path) return { ok: false, error: await noSprintFolder(reader, runtime) };
+  if (!STORY.test(story)) return { ok: false, error: `"${boardName(story)}" is not a story key (epic-story-name, e.g. 1-2-login).` };
   const now = wallTimeIn(await runtime.timeZone?.(), new Date());
   const stamp = formatStamp([now.year, now.month, now.day, now.hour, now.minute]);
+  /** The file's next text from its bytes (undefined: the story has that status already), or why it is not moved. */
+  const moveIn = (data: Uint8Array): Result<{ text?: string; before: string }> => {
+    const big = tooBig(path, data);
+    if (big) return { ok: false, error: big };
+    const decoded = statusText(path, data);
+    if (!decoded.ok) return decoded;
+    const moved = moveStoryText(decoded.text, story, status, stamp);
+    // Nothing written where nothing changes: another version would make every open board's if_version stale (review 434).
+    return moved.ok && moved.before === status ? { ok: true, before: moved.before } : moved;
+  };
   for (let tries = 1; ; tries++) {
     const read = await files.read(path, undefined, { served: false });
     if (!read.ok) return { ok: false, error: read.error };
     if (ifVersion !== undefined && read.value.version !== ifVersion) return { ok: false, error: `${staleVersion(files, path, read.value, ifVersion)}: ${story} was not moved. Show the user the board as it is now, and move it again if they still want to (if_version ${read.value.version}).` };
-    const big = tooBig(path, read.value.data);
-    if (big) return { ok: false, error: big };
-    const decoded = statusText(path, read.value.data);
-    if (!decoded.ok) return decoded;
-    const moved = moveStoryText(decoded.text, story, status, stamp);
+    const moved = moveIn(read.value.data);
     if (!moved.ok) return moved;
-    const written = await files.write(path, new TextEncoder().encode(moved.text), { ifVersion: read.value.version });
-    if (written.ok) return { ok: true, path, version: written.value.version, from: moved.before };
+    if (moved.text === undefined) return { ok: true, path, version: read.value.version, from: moved.before, unchanged: true };
+    let from = moved.before;
+    const written = files.update
+      ? // Made again under the lock on the file as it is there, checked against the version read if one was named.
+        await files.update(path, (current) => {
+          const again = current ? moveIn(current) : { ok: false as const, error: `No ${path} now: it was removed during the move.` };
+          if (!again.ok) return { ok: false, kind: "invalid", error: again.error };
+          from = again.before;
+          return { ok: true, value: again.text === undefined ? current! : new TextEncoder().encode(again.text) };
+        }, ifVersion === undefined ? undefined : read.value.version)
+      : await files.write(path, new TextEncoder().encode(moved.text), { ifVersion: read.value.version });
+    if (written.ok) return { ok: true, path, version: written.value.version, from };
     if (written.kind !== "conflict") return { ok: false, error: written.error };
     // A move has nothing to merge: made again on the file as it is now, unless it named the version it was chosen at.
     if (ifVersion !== undefined || tries === MOVE_TRIES) return { ok: false, error: `${path} changed during the move: move it again.` };
@@ -203,7 +255,7 @@ export async function storyFileNote(files: WorkspaceFiles, statusPath: string, s
 }
 
 const hiddenNote = (hidden: { epics: number; stories: number }) =>
-  `(${hidden.epics} more epics and ${hidden.stories} more stories not shown: the board shows ${MAX_EPICS} epics and ${MAX_STORIES} stories at most; bmad-files reads the whole file.)`;
+  `(${hidden.epics} more epics and ${hidden.stories} more stories not shown: the board shows ${MAX_EPICS} epics, ${MAX_STORIES} stories and ${MAX_NAME_CHARS.toLocaleString("en-US")} characters of keys and statuses at most; bmad-files reads the whole file.)`;
 
 export function boardText(board: Board): string {
   const lines = [`${board.path} (version ${board.version}${othersSuffix(board.others)}), columns ${board.columns.join(" | ")}:`];

@@ -228,6 +228,10 @@ export interface WorkspaceFiles {
    *  content came from (a script that read their lines), named with the writer. `edit`: bmad-files "edit"'s change,
    *  which history names so where it names how a version was made. */
   write(path: string, data: Uint8Array, options?: { text?: TextWrite; ifVersion?: number; alsoBy?: string[]; edit?: true }): Promise<WsResult<WrittenEntry>>;
+  /** Replaces the file with what `next` makes of its bytes now (undefined: missing), the two under the lock its writes
+   *  take, and `ifVersion` checked there: a change made from what another writer left queues behind that writer
+   *  rather than losing to it. Stores without it (a workspace): read, then write with `ifVersion`, again on a conflict. */
+  update?(path: string, next: (current: Uint8Array | undefined) => WsResult<Uint8Array>, ifVersion?: number): Promise<WsResult<WrittenEntry>>;
   /** Applies `edit` to the text file at `path` and stores the result as a new version, in one step where the file
    *  is kept: what the edit tells, or null where it did not apply (the file is missing, not UTF-8, not what the edit
    *  expects, or the change passes a limit), nothing changed. */

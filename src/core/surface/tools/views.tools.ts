@@ -12,7 +12,7 @@ import { defineTool, READ_ONLY } from "../tool.js";
 import { viewUri } from "../views.js";
 import { COMMIT, commitRange, gitLog, gitShow } from "../git-history.js";
 import { boardText, moveStory, readBoard, storyFileNote, STORY_STATUSES } from "../sprint-board.js";
-import { showName } from "../../lines.js";
+import { boardName } from "../../runtime/sprint-move.js";
 import { PIPELINE } from "../../delivery/pipeline.js";
 import { sessionView } from "../../delivery/view.js";
 import { artifactUri } from "../resources.js";
@@ -247,7 +247,9 @@ export const bmadBoardTool = defineTool({
       // A move in someone else's project says whose it is, as every other change there does (review 180): moveStory
       // writes through these files.
       const owner = found.files.changeOwner?.();
-      move = `Moved ${showName(story)} from ${showName(moved.from) || "(no status)"} to ${status}${owner ? ` in "${project ?? found.name}", ${owner}'s project` : ""}.${await storyFileNote(found.files, moved.path, story, status)}\n`;
+      const where = owner ? ` in "${project ?? found.name}", ${owner}'s project` : "";
+      const made = moved.unchanged ? `${boardName(story)} is already ${status}${where}: nothing was written.` : `Moved ${boardName(story)} from ${boardName(moved.from) || "(no status)"} to ${status}${where}.`;
+      move = `${made}${await storyFileNote(found.files, moved.path, story, status)}\n`;
     }
     const board = await readBoard(deps.reader, runtime.runtime, found.files);
     if (!board.ok) return fail(board.error);
