@@ -137,6 +137,19 @@ export function checkText(text: string): MemResult<string> {
  *  and BMAD's `bmad-agent-`/`bmad-` dropped (`bmm/dev`, `bmad-agent-dev` -> `dev`; the seed's `forge` as it is). No
  *  bundle is asked: a project's files are read where none is (the remote's memory index), and must name as an argument does. */
 export function canonicalAgent(raw: string): Result<{ value: string }, { secret?: true }> {
+  let judged = JUDGED_AGENTS.get(raw);
+  if (!judged) {
+    // Judged once a name: a memory file's every line names one of a few (the secret check is most of the cost).
+    if (JUDGED_AGENTS.size >= MAX_JUDGED_AGENTS) JUDGED_AGENTS.clear();
+    JUDGED_AGENTS.set(raw, (judged = judgeAgent(raw)));
+  }
+  return judged;
+}
+
+const JUDGED_AGENTS = new Map<string, Result<{ value: string }, { secret?: true }>>();
+const MAX_JUDGED_AGENTS = 1_000;
+
+function judgeAgent(raw: string): Result<{ value: string }, { secret?: true }> {
   const given = raw.trim();
   if (!given) return { ok: false, error: '"agent" is empty: name the agent, e.g. dev, architect or bmm/dev.' };
   // Before any error quotes it; a token's characters make a name (review 436: a `ghp_` agent was stored and shown to
