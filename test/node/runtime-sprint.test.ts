@@ -96,6 +96,12 @@ describe("sprint_plan.py", () => {
       gen(F.EXISTING.replace("1-2-account-management: backlog", "1-2-account-management: shipped")),
       // U+0085, U+2028 and U+2029 are line breaks to ruamel: one after a plain value ends it (review 337).
       ...["\x85", "  \u2028", "\u2029 \x85"].map((end) => gen(F.EXISTING.replace("1-2-account-management: backlog", `1-2-account-management: backlog${end}`))),
+      // Inside a plain or quoted scalar they fold as ruamel folds line breaks, so that its own output (`'a\u2028  b'`)
+      // reads back (review 442: "project mismatch after write"). `!` is no tag to ruamel (`! ''` is None, `! '1'` is 1).
+      // A blank line after the document's last key, empty, goes to the document's end.
+      ...["a\u2028b", "a\u2029b"].map((project) => gen(undefined, "--project", project)),
+      ...["a\u2028b", "\u202801", "'a\u2028  b'", '"x \u2029\n  y\\Lz"', "'p\u2028\n\n  q'", "'p\x85  q'", "!", "! ''", "! '1'", "! {x: 1}"].map((value) => gen(`generated: ${value}\nproject_key: a\u2028\n  b\ndevelopment_status:\n  epic-1: in-progress\u2029\n`)),
+      ...["", "\n# d\n", "\nother:\n  k:\n\n"].map((rest) => gen(`project: P\ndevelopment_status:\n${rest}\n`)),
       gen(F.EXISTING, "--dry-run"),
       gen(F.TEMPLATE),
       gen(F.TEMPLATE, "--project-key", "PK", "--tracking-system", "jira", "--story-location", "docs/it's here", "--project", "Colon: yes #1"),
@@ -145,6 +151,7 @@ describe("sprint_plan.py", () => {
       status(done, "status"),
       status(done.replace(/retrospective: optional/g, "retrospective: done"), "status"),
       status(F.COMMENTED, "status", "--date", "2026-08-01 14:30"),
+      status(`generated: 'a\u2028  b'\nlast_updated: '\u2028  06-01-2026 10:00'\ndevelopment_status:\n  epic-1: in-\u2028progress\n  1-1-a: "re\u2029  view"\n`, "status", "--date", "08-01-2026 14:30"),
       status(F.TEMPLATE, "status", "--date", "08-01-2026 14:30"),
       status("generated: x\ndevelopment_status: {}\n", "status"),
       status("- a\n", "status"),
@@ -236,6 +243,8 @@ describe("sprint_status.py", () => {
       upd(F.LOST_COMMENT, "--set-retro-done"),
       // Review 97: items added under a comment on an empty action_items; timestamps, anchors and merges written back.
       ...[" # none yet\n", "\n# c\nother: 1\n", " # e\n# c\n\n# d\nother: 1\n", "\n\nother: 1\n"].map((rest) => upd(`${F.HEAD}development_status:\n  epic-1: done\naction_items:${rest}`, "--add-action", '[{"action":"New","owner":"Bob"}]', "--date", "08-01-2026 14:30")),
+      // A blank line after the document's last key, empty, goes after the keys the run adds (review 442).
+      upd("project: P\ndevelopment_status:\n  epic-1-retrospective: optional\naction_items:\n\n", "--add-action", '[{"action":"New"}]'),
       // Folded scalars stay folded at their own line breaks (a long line broken at the width), `+` ending the stream
       // with `...`; `%YAML` and `%TAG` directives and their `---` stay, and what is above a `---` goes (review 188:
       // `>` came back as `|` with its lines joined, and the directive was dropped).

@@ -2,7 +2,7 @@
 // sprint_plan.py and sprint_status.py. The `yaml` package parses; this file keeps what ruamel keeps: each scalar's
 // style, key order, anchors and tags, and every comment and blank line as a "chunk" owned by the item whose last token
 // it follows (so replacing a collection drops the comments inside it, as ruamel does). sprint-yaml-emit.ts writes it.
-import { type Node as YNode, Scalar, YAMLMap, YAMLSeq, Alias, YAMLParseError, type Pair } from "yaml";
+import { type Node as YNode, Scalar, YAMLMap, YAMLSeq, Alias, YAMLParseError, parse, type Pair } from "yaml";
 import { PyError } from "./py-json.js";
 import { isSpace, repr as pyQuote } from "./py-str.js";
 import { parseStamp, stampOf, stampStr } from "./sprint-yaml-time.js";
@@ -87,8 +87,9 @@ export interface YDoc {
   start: string[];
   root: YValue | null;
   /** The comments after the document's last token where ruamel keeps them as the document's own, written after all
-   *  of it (keys added too): after a flow collection with no comment on its line, or an alias (its line comment then
-   *  on a line of its own, at its column). */
+   *  of it (keys added too): after a flow collection or an empty value (`key:`) with no comment on its line (review
+   *  442: a blank line after the last `development_status:` stayed above the keys added), or an alias (its line
+   *  comment then on a line of its own, at its column). */
   end?: Chunk;
 }
 
@@ -131,10 +132,13 @@ const TAG_ERRORS: Partial<Record<ScalarTag, (text: string) => [string, string]>>
   bool: (text) => ["KeyError", pyQuote(text)],
   timestamp: (text) => ["ConstructorError", `failed to construct timestamp from "${text}"`],
 };
+const COLLECTION_TAGS = new Set([CORE + "map", CORE + "seq"]);
 const UNREAD_TAGS = new Set(["omap", "pairs", "set", "binary"].map((t) => CORE + t));
 const COMPLEX_KEY = "a key that is a mapping or list (`? a: b`, `[a]:`) is not supported here: the port reads scalar keys only; write the key as a string";
 /** Line breaks to ruamel's scanner that the `yaml` package reads as text. */
-const UNICODE_BREAKS = new Set(["\x85", "\u2028", "\u2029"]);
+const UNICODE_BREAK = /[\x85\u2028\u2029]/;
+/** Every line break to ruamel's scanner. */
+const LINE_BREAKS = new Set(["\r", "\n", "\x85", "\u2028", "\u2029"]);
 
 class DuplicateKey extends Error {}
 
@@ -165,8 +169,10 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
   const lineStart = (at: number) => text.lastIndexOf("\n", at - 1) + 1;
   // Every item's chunk runs from the end of its last token to the line of the next token.
   const tokenStarts: number[] = [];
-  const slots: Array<{ end: number; owner: { chunk?: Chunk }; trailing?: boolean; last?: "flow" | "alias" }> = [];
+  const slots: Array<{ end: number; owner: { chunk?: Chunk }; trailing?: boolean; alias?: boolean }> = [];
   const anchors = new Map<string, YValue>();
+  // Scalars are folded again only in a file that holds a line break the `yaml` package reads as text.
+  const unicodeBreaks = UNICODE_BREAK.test(text);
   // Where a tab may stand: in a quoted or block scalar, or a flow collection (ruamel skips tabs there only).
   const tabSpans: Array<[number, number]> = [];
   // The values merge keys take in, counted over the file (review 105: 2,000 aliases of 3,000 keys took 46 s).
@@ -179,14 +185,17 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
     // It reads `!!timestamp` as a Date: the text is its token's, unquoted (a timestamp holds no escapes).
     const stampSource = () => ((node.srcToken as { source?: string } | undefined)?.source ?? "").replace(/^(["'])(.*)\1$/s, "$2");
     const value = typeof node.value === "symbol" ? (node.value.description ?? "") : node.value instanceof Date ? stampSource() : String(node.value ?? "");
-    const raw = style === "" ? trimBreaks(value) : value;
+    const source = unicodeBreaks && style !== "|" && style !== ">" ? text.slice(node.range![0], node.range![1]) : "";
+    const raw = UNICODE_BREAK.test(source) ? ruamelFlowScalar(source, style as FlowStyle) : value;
     let tag: ScalarTag = "str";
-    const explicit = node.tag;
+    // `!`, the non-specific tag, is no tag to ruamel: the scalar resolves by its text, quoted too (`! ''` is None).
+    const nonSpecific = node.tag === "!";
+    const explicit = nonSpecific ? undefined : node.tag;
     if (explicit) {
       tag = EXPLICIT_TAGS.get(explicit) ?? "tagged";
       const refused = TAG_ERRORS[tag];
       if (refused && resolvePlain(raw) !== tag && !(tag === "float" && resolvePlain(raw) === "int")) throw new PyError(...refused(raw));
-    } else if (style === "") {
+    } else if (style === "" || nonSpecific) {
       const resolved = resolvePlain(raw);
       tag = resolved === "other" ? "str" : resolved;
     }
@@ -254,7 +263,8 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
     return out;
   };
 
-  const props = (node: YAMLMap | YAMLSeq) => ({ ...(node.anchor ? { anchor: node.anchor } : {}), ...(node.tag ? { explicitTag: node.tag } : {}) });
+  // ruamel drops a collection's core tag (`!!map`, `!!seq`, and `!`, which the `yaml` package reads as one of them).
+  const props = (node: YAMLMap | YAMLSeq) => ({ ...(node.anchor ? { anchor: node.anchor } : {}), ...(node.tag && !COLLECTION_TAGS.has(node.tag) ? { explicitTag: node.tag } : {}) });
 
   /** Where an item's chunk begins: after a scalar or flow collection (an empty `[]` too, though it is kept with no
    *  style), or after the indicator before a block one. */
@@ -276,8 +286,7 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
     // After a flow collection (written in block style once it gains items or is replaced) as after an empty value,
     // ruamel writes the lines below it after the whole value.
     const trailing = isEmpty(pair.value) || ((pair.value instanceof YAMLMap || pair.value instanceof YAMLSeq) && Boolean(pair.value.flow));
-    const last = pair.value instanceof Alias ? "alias" : trailing && !isEmpty(pair.value) ? "flow" : undefined;
-    if (!flow) slots.push({ end: endOf(pair.value, indicatorEnd), owner: entry, trailing, last });
+    if (!flow) slots.push({ end: endOf(pair.value, indicatorEnd), owner: entry, trailing, alias: pair.value instanceof Alias });
     return entry;
   };
 
@@ -309,7 +318,7 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
     while (next < sorted.length && sorted[next]! < slot.end) next++;
     const stop = next < sorted.length ? sorted[next]! : text.length;
     const chunk = slot.end <= stop ? chunkOf(text.slice(slot.end, stop < text.length ? lineStart(stop) : stop), slot.end - lineStart(slot.end)) : undefined;
-    if (chunk && stop === text.length && (slot.last === "alias" || (slot.last === "flow" && !chunk.eol))) end = chunk;
+    if (chunk && stop === text.length && (slot.alias || (slot.trailing && !chunk.eol))) end = chunk;
     else if (chunk) slot.owner.chunk = chunk;
     if (chunk && slot.trailing && !chunk.eol) chunk.trailing = true;
   }
@@ -409,16 +418,56 @@ function strayTab(text: string, spans: Array<[number, number]>): boolean {
   return false;
 }
 
-/** A plain scalar as ruamel reads it: a U+0085, U+2028 or U+2029 at its end is a line break that ends it, with the
- *  blanks before it (review 337: `epic-1: done\u0085` read `done`). Cut by hand, as trimEnd. */
-function trimBreaks(value: string): string {
-  let end = value.length;
-  while (end > 0 && UNICODE_BREAKS.has(value[end - 1]!)) {
-    end--;
-    while (end > 0 && value[end - 1] === " ") end--;
+type FlowStyle = "" | "'" | '"';
+
+/** A plain or quoted scalar's value as ruamel's scanner reads its `source` (quotes and all), which holds a U+0085,
+ *  U+2028 or U+2029: line breaks to ruamel, text to the `yaml` package. Each run of blanks and line breaks folds as
+ *  ruamel folds it (the blanks around the breaks dropped; a first break that is `\n` or U+0085 a space, or nothing
+ *  when more follow; U+2028 and U+2029 kept as themselves, U+0085 after the first as `\n`), an escaped one in double
+ *  quotes to the breaks after it; a plain scalar's breaks at either end are outside it (review 442: `project:
+ *  'a\u2028  b'`, ruamel's own output, read back as "a\u2028  b"). One pass over the source. */
+function ruamelFlowScalar(source: string, style: FlowStyle): string {
+  const body = style ? source.slice(1, -1) : source;
+  let out = "";
+  let [from, i] = [0, 0];
+  while (i < body.length) {
+    if (style === '"' && body[i] === "\\" && !LINE_BREAKS.has(body[i + 1] ?? "")) {
+      i += 2; // an escape pair is text, an escaped blank too
+      continue;
+    }
+    const escapedBreak = style === '"' && body[i] === "\\";
+    let j = escapedBreak ? i + 1 : i;
+    while (body[j] === " " || body[j] === "\t") j++;
+    if (!LINE_BREAKS.has(body[j] ?? "")) {
+      i = Math.max(j, i + 1);
+      continue;
+    }
+    const [end, breaks] = breakRun(body, j);
+    const folded = escapedBreak ? breaks.slice(1).join("") : breaks[0] !== "\n" ? breaks.join("") : breaks.length > 1 ? breaks.slice(1).join("") : " ";
+    out += body.slice(from, i) + (style === "" && (i === 0 || end === body.length) ? "" : style === '"' ? escapeBreaks(folded) : folded);
+    [from, i] = [end, end];
   }
-  return value.slice(0, end);
+  out += body.slice(from);
+  if (style === "'") return out.replaceAll("''", "'");
+  // The escapes read by the `yaml` package: the folded text is one line of them now.
+  return style === '"' ? String(parse(`"${out}"`, { schema: "failsafe" })) : out;
 }
+
+/** The line breaks from `at` (one) on, blanks between them skipped, as ruamel's scan_line_break gives them: `\r\n`,
+ *  `\r` and U+0085 as `\n`. Returns where the run's blanks end. */
+function breakRun(body: string, at: number): [number, string[]] {
+  const breaks: string[] = [];
+  let i = at;
+  for (;;) {
+    const ch = body[i]!;
+    i += ch === "\r" && body[i + 1] === "\n" ? 2 : 1;
+    breaks.push(ch === "\u2028" || ch === "\u2029" ? ch : "\n");
+    while (body[i] === " " || body[i] === "\t") i++;
+    if (!LINE_BREAKS.has(body[i] ?? "")) return [i, breaks];
+  }
+}
+
+const escapeBreaks = (folded: string): string => folded.replace(/[\n\u2028\u2029]/g, (ch) => (ch === "\n" ? "\\n" : ch === "\u2028" ? "\\L" : "\\P"));
 
 /** Whether a flow collection opens a line at `at` and is followed by `:`, a key (`  [a, b]: done`): one pass over it,
  *  its quotes and comments skipped. */
