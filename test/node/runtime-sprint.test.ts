@@ -186,8 +186,9 @@ describe("sprint_plan.py", () => {
     // Keys are told apart by their Python value: `~` and `null`, `2` and `0x2`, `1.0` and `true` are one key; a
     // `!!str` key (a TaggedScalar) is no other (review 335).
     const twice = ["~: a\n  null: b", "2: a\n  0x2: b", "1.0: a\n  true: b", "true: a\n  True: b", ".nan: a\n  .NaN: b", "epic-1: done\n  !!str epic-1: done"];
-    const bad = [...twice.map((keys) => `${F.HEAD}development_status:\n  ${keys}\n`), "development_status: [unclosed\n", "a: 1\na: 2\n", "a: 1\n---\nb: 2\n", "key: 'open\n", `${F.HEAD}other: *alias\n`, `${F.HEAD}other: 2026-02-30\n`, `${F.HEAD}development_status:\n  <<: 5\n`, ...F.REFUSED];
-    await expectSame(F.SPRINT_PLAN, sprintPlan, [...bad.map((body) => ({ files: { "s.yaml": body }, args: ["validate", "--status-file", "s.yaml"] })), ...bad.map((body) => gen(body))], true);
+    const bad = [...twice.map((keys) => `${F.HEAD}development_status:\n  ${keys}\n`), "development_status: [unclosed\n", "a: 1\na: 2\n", "a: 1\n---\nb: 2\n", "key: 'open\n", `${F.HEAD}other: *alias\n`, `${F.HEAD}other: 2026-02-30\n`, `${F.HEAD}development_status:\n  <<: 5\n`, ...F.REFUSED, ...F.STRAY_VALUES];
+    const runs = (body: string): Case[] => ["validate", "status"].map((command) => ({ files: { "s.yaml": body }, args: [command, "--status-file", "s.yaml"] }));
+    await expectSame(F.SPRINT_PLAN, sprintPlan, [...bad.flatMap(runs), ...bad.map((body) => gen(body))], true);
   });
 });
 
@@ -259,6 +260,10 @@ describe("sprint_status.py", () => {
       // A merge in a flow map, and one tagged !!merge, written back as merges (review 105: `'<<'` and `Symbol(<<)`).
       upd("b: &b {epic-1: done, 1-1-a: in-progress}\ndevelopment_status: {<<: *b, epic-1-retrospective: optional}\n", "--set-retro-done"),
       upd("b: &b {epic-1: done, 1-1-a: in-progress}\ndevelopment_status:\n  !!merge <<: *b\n  epic-1-retrospective: optional\n", "--set-retro-done"),
+      // A flow collection wrapped past the width goes on where ruamel's does: 4 further in than a `[`, 2 than a `{`
+      // (review 445: every wrapped line was 2 in).
+      ...F.WRAPPED_FLOWS.map((body) => upd(body, "--date", "01-02-2026 09:05")),
+      upd("action_items: [{id: a, status: open}]\n", "--add-action", '[{"action":"x"}]'),
       // Keys with a line break or past 127 characters written as `? key` / `: value` (review 281: `"1-6-a\Lb": backlog`).
       upd(F.EXPLICIT_KEYS, "--set-retro-done"),
       // A blank line after a flow collection stays after its value, a block one too once `[]` gains items; a null key
@@ -292,7 +297,15 @@ describe("sprint_status.py", () => {
     await expectSame(
       F.SPRINT_STATUS,
       sprintStatus,
-      [upd("development_status: [unclosed\n", "detect-epic"), upd("a: 1\na: 2\n"), upd(`${F.HEAD}other: *alias\n`), ...F.REFUSED.map((body) => upd(body, "--set-retro-done")), upd(F.RETRO_FIXTURE, "--add-action", "[{"), upd(F.RETRO_FIXTURE, "--set-action-status", "nope")],
+      [
+        upd("development_status: [unclosed\n", "detect-epic"),
+        upd("a: 1\na: 2\n"),
+        upd(`${F.HEAD}other: *alias\n`),
+        ...F.REFUSED.map((body) => upd(body, "--set-retro-done")),
+        ...F.STRAY_VALUES.flatMap((body) => [upd(body, "detect-epic"), upd(body, "--date", "01-02-2026 09:05")]),
+        upd(F.RETRO_FIXTURE, "--add-action", "[{"),
+        upd(F.RETRO_FIXTURE, "--set-action-status", "nope"),
+      ],
       true,
     );
   });

@@ -35,7 +35,7 @@ export function dumpYaml(doc: YDoc): string {
   if (isBlock(root) && root.kind === "map") blockMap(w, root, 0, false);
   else if (isBlock(root)) blockSeq(w, root as YSeqNode, 0, false);
   else {
-    node(w, root, 0, false);
+    node(w, root, 0, 0);
     w.lineBreak();
   }
   if (doc.end?.eol) w.out += `${" ".repeat(doc.end.eol.column)}${doc.end.eol.text}\n`;
@@ -144,7 +144,7 @@ function blockMap(w: DocWriter, map: YMapNode, indent: number, inline: boolean):
       if (trailing) chunk(w, item.chunk);
       return;
     }
-    node(w, value, indent + 2, false);
+    node(w, value, indent + 2, indent);
     chunk(w, item.chunk);
   });
 }
@@ -169,51 +169,74 @@ function blockSeq(w: DocWriter, seq: YSeqNode, dash: number, inline: boolean): v
       if (item.chunk) chunk(w, item.chunk);
       return;
     }
-    node(w, value, dash + 2, false);
+    node(w, value, dash + 2, dash - 2);
     chunk(w, item.chunk);
   });
 }
 
-/** A scalar, alias or flow collection, on the current line. */
-function node(w: DocWriter, v: YValue, indent: number, simpleKey: boolean): void {
+/** ruamel's increase_indent in flow style: a node inside a collection is this much further in than the collection,
+ *  by the kind of the collection (review 445: a wrapped flow collection's next line was 2 in, where ruamel's is 8). */
+const FLOW_STEP = { seq: 4, map: 2 } as const;
+
+/** A scalar, alias or flow collection, on the current line, at `indent` (ruamel's: where a line it wraps goes on);
+ *  `outer` is the indent of what holds it. A collection in a sequence starts at the column `align` at least (ruamel's
+ *  seq_flow_align: one space in, after a line its sequence wrapped). */
+function node(w: DocWriter, v: YValue, indent: number, outer: number, align = 0): void {
   if (v.kind === "alias") return w.indicator(`*${v.name}`, true);
-  if (v.kind === "scalar") return scalarOrFlow(w, v, indent, simpleKey);
+  if (v.kind === "scalar") return scalarOrFlow(w, v, indent, false);
   props(w, v);
   w.indent = indent;
+  const pad = " ".repeat(Math.max(0, align - w.column));
   if (v.kind === "seq") {
-    w.indicator("[", true, true);
+    w.indicator(`${pad}[`, true, true);
+    const itemAlign = outer + FLOW_STEP.seq - 1;
     v.items.forEach((item, i) => {
-      if (i) w.indicator(",", false);
+      itemStart(w, indent, i);
       const value = shown(w, item.value);
       const single = value.kind === "map" && value.flow && written(value).length === 1 && !value.anchor;
-      if (single) flowPair(w, written(value)[0]!, indent, written(value)[0] === value.merge?.item);
-      else node(w, value, indent, false);
+      if (single) {
+        // A map of one pair, written without its braces: padded still (a space where one is needed), then its pair.
+        const pair = written(value)[0]!;
+        w.indicator(" ".repeat(Math.max(0, itemAlign - w.column)), true, true);
+        itemStart(w, indent + FLOW_STEP.seq, 0);
+        flowPair(w, pair, indent + FLOW_STEP.seq, pair === value.merge?.item);
+      } else node(w, value, indent + FLOW_STEP.seq, indent, itemAlign);
     });
     w.indicator("]", false);
   } else {
-    w.indicator("{", true, true);
+    w.indicator(`${pad}{`, true, true);
     written(v).forEach((item, i) => {
-      if (i) w.indicator(",", false);
+      itemStart(w, indent, i);
       flowPair(w, item, indent, item === v.merge?.item);
     });
     w.indicator("}", false);
   }
 }
 
-/** A flow map's pair; its merge key written plain, as in a block map (review 105: quoted `'<<'`, no merge to ruamel). */
+/** Before a flow collection's item: the `,` after the one before; past the width, a new line at the collection's
+ *  indent. */
+function itemStart(w: DocWriter, indent: number, i: number): void {
+  if (i) w.indicator(",", false);
+  w.indent = indent;
+  if (w.column > WIDTH) w.writeIndent();
+}
+
+/** A flow map's pair, the map at `indent`; its merge key written plain, as in a block map (review 105: quoted `'<<'`,
+ *  no merge to ruamel). */
 function flowPair(w: DocWriter, item: { key: YScalar; value: YValue }, indent: number, isMerge: boolean): void {
   const explicit = !isMerge && !isSimpleKey(w, item.key);
+  const inner = indent + FLOW_STEP.map;
   if (isMerge) {
-    w.indent = indent;
+    w.indent = inner;
     plain(w, "<<", false);
   } else if (explicit) {
     w.indicator("?", true);
-    scalarOrFlow(w, item.key, indent + 2, false);
+    scalarOrFlow(w, item.key, inner, false);
     w.indent = indent;
     if (w.column > WIDTH) w.writeIndent(); // in a flow map, `:` goes to a new line only past the width
-  } else scalarOrFlow(w, item.key, indent, true);
+  } else scalarOrFlow(w, item.key, inner, true);
   w.indicator(":", explicit);
-  node(w, shown(w, item.value), indent, false);
+  node(w, shown(w, item.value), inner, indent);
 }
 
 /** check_simple_key: a key with a line break, or of 128 characters or more with its anchor and its tag (`!!str` for a

@@ -2,7 +2,7 @@
 // sprint_plan.py and sprint_status.py. The `yaml` package parses; this file keeps what ruamel keeps: each scalar's
 // style, key order, anchors and tags, and every comment and blank line as a "chunk" owned by the item whose last token
 // it follows (so replacing a collection drops the comments inside it, as ruamel does). sprint-yaml-emit.ts writes it.
-import { type Node as YNode, Scalar, YAMLMap, YAMLSeq, Alias, YAMLParseError, parse, type Pair } from "yaml";
+import { type CST, type Node as YNode, Scalar, YAMLMap, YAMLSeq, Alias, YAMLParseError, parse, type Pair } from "yaml";
 import { PyError } from "./py-json.js";
 import { isSpace, repr as pyQuote } from "./py-str.js";
 import { parseStamp, stampOf, stampStr } from "./sprint-yaml-time.js";
@@ -135,6 +135,7 @@ const TAG_ERRORS: Partial<Record<ScalarTag, (text: string) => [string, string]>>
 const COLLECTION_TAGS = new Set([CORE + "map", CORE + "seq"]);
 const UNREAD_TAGS = new Set(["omap", "pairs", "set", "binary"].map((t) => CORE + t));
 const COMPLEX_KEY = "a key that is a mapping or list (`? a: b`, `[a]:`) is not supported here: the port reads scalar keys only; write the key as a string";
+const STRAY_VALUE = "while parsing a block mapping\nexpected <block end>, but found '<block mapping start>'";
 /** Line breaks to ruamel's scanner that the `yaml` package reads as text. */
 const UNICODE_BREAK = /[\x85\u2028\u2029]/;
 /** Every line break to ruamel's scanner. */
@@ -231,6 +232,7 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
       // An empty `{}` or `[]` keeps no style: items added to it are written in block style, as ruamel writes them.
       const map: YMapNode = { kind: "map", items: [], flow: Boolean(node.flow) && node.items.length > 0, ...props(node) };
       if (node.flow) tabSpans.push([node.range![0], node.range![1]]);
+      else if (strayValue(text, node.srcToken as CST.BlockMap)) throw new PyError("ParserError", STRAY_VALUE);
       const keys = new Set<string>();
       for (const pair of node.items as Array<Pair<YNode, YNode>>) {
         const entry = item(pair, Boolean(node.flow), fallbackEnd);
@@ -468,6 +470,29 @@ function breakRun(body: string, at: number): [number, string[]] {
 }
 
 const escapeBreaks = (folded: string): string => folded.replace(/[\n\u2028\u2029]/g, (ch) => (ch === "\n" ? "\\n" : ch === "\u2028" ? "\\L" : "\\P"));
+
+/** Whether a block map holds a `:` that opens its line at another column than the map's keys: ruamel's scanner starts
+ *  a new mapping there, which its parser refuses; the `yaml` package reads it as the value of an explicit key above it,
+ *  or of a null key in the map around (review 445: `  ? 1-1-a\n : done` became `1-1-a:` and `null: done`). */
+function strayValue(text: string, map: CST.BlockMap): boolean {
+  let column: number | undefined;
+  for (const item of map.items) {
+    const colon = item.sep?.find((t) => t.type === "map-value-ind");
+    if (!colon) continue;
+    let at = colon.offset;
+    while (at > 0 && text[at - 1] === " ") at--;
+    if (at > 0 && text[at - 1] !== "\n") continue; // after its key, on the key's line
+    column ??= columnOf(text, map.offset);
+    if (colon.offset - at !== column) return true;
+  }
+  return false;
+}
+
+/** The column of `at` in its line; a byte order mark opening the file is none (ruamel's reader drops it). */
+function columnOf(text: string, at: number): number {
+  const lineStart = text.lastIndexOf("\n", at - 1) + 1;
+  return at - lineStart - (lineStart === 0 && text.startsWith("\ufeff") ? 1 : 0);
+}
 
 /** Whether a flow collection opens a line at `at` and is followed by `:`, a key (`  [a, b]: done`): one pass over it,
  *  its quotes and comments skipped. */
