@@ -13,7 +13,8 @@ import { FileListing } from "./workspace-listing.js";
 import { PureMemo } from "./pure-memo.js";
 import { FoldedNames } from "../core/workspace/folded-names.js";
 import type { Glob } from "../core/catalog/glob.js";
-import { linesChanged, SHOWN_AUTHORS, SHOWN_VERSIONS, type ChangedSince, type CountBudget } from "../core/workspace/changed-since.js";
+import { CountBudget, countedLines, linesChanged, SHOWN_AUTHORS, SHOWN_VERSIONS, type ChangedSince } from "../core/workspace/changed-since.js";
+import { TOOL } from "../core/surface/names.js";
 import * as z from "zod";
 import { allBy, authorsByLine, authorsByStoredLine, byOthers, carryAuthors, droppedBy, matchLines, samePerson, soleAuthor, splitLines, type ByOthers, type EntryLines, type LineAuthors, type Person, type UnreadLines } from "../core/workspace/line-authors.js";
 
@@ -245,12 +246,22 @@ export class VersionedFiles {
     if (!last) return fail("conflict", `Conflict: ${path} does not exist now (version 0), not version ${ifVersion}. Read it, merge your change, and retry with if_version 0.`);
     if (head) {
       const now = `Conflict: ${path} is at version ${current} (by ${last.who}, ${last.at}), not version ${ifVersion}.`;
-      if (change === "write") return fail("conflict", `${now} Read it, merge your change, and retry with if_version ${current}.`);
+      if (change === "write") return fail("conflict", `${now} Read it${this.changeSize(path, ifVersion, current)}, merge your change, and retry with if_version ${current}.`);
       const newer = last.who === "you" ? "" : `: version ${current} is ${last.who}'s newer work, which this ${change} would replace`;
       return fail("conflict", `${now} Nothing was changed${newer}. Read it, and ask your user whether to ${change === "delete" ? "delete" : "restore over"} it still (if_version ${current}).`);
     }
     const deleted = `Conflict: ${this.deletedSaid(path, last)}, so it is not at version ${ifVersion}.`;
     return fail("conflict", last.kept ? `${deleted} ${this.restoreSaid(last)}; then merge your change into it and retry with if_version ${last.version + 1}.` : `${deleted} None of its earlier versions can be restored now (bmad-files "history" lists them); writing it with if_version 0 makes a new file.`);
+  }
+
+  /** How much changed from the caller's `from` to the head `to`, and where to see it, so that a small change is merged
+   *  without reading the whole file anew (review 446); nothing where `from` was never a version. */
+  private changeSize(path: string, from: number, to: number): string {
+    const rows = this.sql.exec<CountedRow>(`SELECT version, size, sha256, ${KEPT} AS kept FROM versions WHERE path = ? AND version IN (?, ?)`, path, from, to).toArray();
+    const was = rows.find((r) => r.version === from);
+    if (!was) return "";
+    const size = this.linesBetween(path, was, rows.find((r) => r.version === to), new CountBudget());
+    return ` (${size ? `${countedLines(size.added, size.removed)} since v${from}; ` : ""}${TOOL.bmadDoc}'s view diffs v${from} against v${to})`;
   }
 
   /** The last change of `path` (its deletion, where it is deleted), as told to `by` in `zone`: who ("you" for them),
@@ -679,11 +690,15 @@ export class VersionedFiles {
     const from = this.sql.exec<AuthorsRow & { size: number; kept: number }>(`SELECT version, author, author_id, lines, sha256, size, ${KEPT} AS kept FROM versions WHERE path = ? AND version = ?`, path, yours).toArray()[0];
     const allOthers = from?.kept && !this.othersOf(path, from, reader).length ? { allOthers: true as const } : {};
     const changed = { yours, ...(read ? { read: true as const } : {}), versions, count: n, by, ...(authors > by.length ? { moreBy: authors - by.length } : {}), ...allOthers };
+    return { ...changed, ...this.linesBetween(path, from, head, budget) };
+  }
+
+  /** Lines added and removed from version `a` of `path` to `b`, where both are kept and `budget` has room for them. */
+  private linesBetween(path: string, a: CountedRow | undefined, b: CountedRow | undefined, budget: CountBudget): { added: number; removed: number } | undefined {
     // Taken from the budget whether or not counted before, so an answer counts the same files however warm the memo.
-    const counted = head.kept && from?.kept && budget.take(from.size, head.size);
-    if (!counted) return changed;
-    const count = () => linesChanged(decode(this.content(path, yours)), decode(this.content(path, head.version)));
-    return { ...changed, ...(from.sha256 && head.sha256 ? this.counted.of(`${from.sha256}>${head.sha256}`, count) : count()) };
+    if (!a?.kept || !b?.kept || !budget.take(a.size, b.size)) return undefined;
+    const count = () => linesChanged(decode(this.content(path, a.version)), decode(this.content(path, b.version)));
+    return a.sha256 && b.sha256 ? this.counted.of(`${a.sha256}>${b.sha256}`, count) : count();
   }
 
   /** Who made `path`'s head, where someone other than `reader` did (changedByOther). */
@@ -812,6 +827,8 @@ export const SERVER_MERGE = "remember_structured";
  *  line of the four config files the owner's create made was "another member's"). No sign-in label (an email, a login, an id) holds a space. */
 const INSTALLER: Person = { label: "bmad-project create" };
 
+/** What linesBetween needs of a version: its size, its text's sha256 (the memo's key) and whether its content is kept. */
+type CountedRow = { version: number; size: number; sha256: string | null; kept: number };
 type AuthorsRow = Row & { version: number; author: string; author_id: string | null; lines: string | null; sha256: string | null };
 
 const LINE_AUTHORS = z.object({

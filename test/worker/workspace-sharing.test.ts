@@ -399,6 +399,14 @@ describe("sharing", () => {
     const shown = (await owner.project({ action: "config", name: project })).text.split("\n");
     expect(shown.find((l) => l.startsWith("core.communication_language = "))).toContain(`"Planted-Klingon" (set by ${writer.email}, not you)`);
     expect(shown.find((l) => l.startsWith("core.user_name = "))).not.toContain("not you");
+    // A script's answer names them where it prints them, and is not made longer by them where it does not (review 446).
+    const root = `bmad://projects/${project}@${ownerTag(owner.id)}`;
+    const resolved = (await writer.call(TOOL.bmadRun, { command: `uv run ${root}/_bmad/scripts/resolve_config.py --project-root ${root}` })).text;
+    expect(resolved).toContain('"user_name"');
+    expect(resolved).toMatch(/^Note: The installer answers [^\n]*core\.user_name[^\n]*The user_name is theirs/m);
+    const init = await writer.call(TOOL.bmadRun, { command: `uv run ${root}/_bmad/scripts/memlog.py init --workspace ${root}/runs/names --field topic=t` });
+    expect(init.structured.exit_code, init.text).toBe(0);
+    expect(init.text).not.toContain("The installer answers");
     // The owner's own answer is theirs again.
     expect((await owner.project({ action: "config", name: project, answers: { core: { communication_language: "English" } } })).isError).toBe(false);
     expect((await owner.call(TOOL.bmad, { command: "*prd", project })).text).not.toContain("The installer answers");
@@ -1752,6 +1760,8 @@ describe("another's change in the way", () => {
     expect((await member.files({ action: "write", project: room, path, content: "# PRD\nowner work\nmember line\n", if_version: 1 })).isError).toBe(false);
     const stale = await owner.files({ action: "write", project: room, path, content: "# PRD\n", if_version: 1 });
     expect(stale.text).toMatch(new RegExp(`^Conflict: ${literally(path)} is at version 2 \\(by ${literally(member.email)}, ${pacific}\\), not version 1\\.`));
+    // With the change's size and where to see it, so that a small change is merged without reading it all (review 446).
+    expect(stale.text).toMatch(/, not version 1\. Read it \(\+1 −0 lines since v1; bmad-doc's view diffs v1 against v2\), merge your change, and retry with if_version 2\.$/);
     // A delete over the member's newer version says whose work it would remove, and asks the user (review 322).
     expect((await owner.files({ action: "delete", project: room, path, if_version: 1 })).text).toMatch(new RegExp(`\\), not version 1\\. Nothing was changed: version 2 is ${literally(member.email)}'s newer work, which this delete would replace\\. Read it, and ask your user whether to delete it still \\(if_version 2\\)\\.$`));
     expect((await member.files({ action: "delete", project: room, path })).isError).toBe(false);
@@ -1886,6 +1896,47 @@ describe("views of a shared project", () => {
     const body = await (await rawCall(reader.token, "tools/call", { name: TOOL.bmadMap, arguments: { project } }, "?toolsets=default,views")).text();
     const map = JSON.parse(body.replace(/^event: message\ndata: /, "")) as { result: { structuredContent: { project: string } } };
     expect(map.result.structuredContent.project).toBe(`${project}@${ownerTag(owner.id)}`);
+  });
+});
+
+describe("a team's map", () => {
+  it("names whose words each line holds once: not beside its own author, once at the top for a reader who wrote none, and per line where the caller's and others' mix (review 446)", async () => {
+    const room = unique("team-map");
+    expect((await owner.project({ action: "create", name: room })).isError).toBe(false);
+    await shareAccepted(owner, room, writer, "write");
+    await shareAccepted(owner, room, reader, "read");
+    const prd = "_bmad-output/planning-artifacts/prd.md";
+    const brief = "_bmad-output/planning-artifacts/product-brief.md";
+    const memlog = "_bmad-output/planning-artifacts/.memlog.md";
+    expect((await owner.files({ action: "write", project: room, path: prd, content: "---\nstatus: draft\n---\n# PRD\n- FR-1: add\n" })).isError).toBe(false);
+    expect((await writer.files({ action: "append", project: room, path: prd, content: "- FR-2: share\n" })).isError).toBe(false);
+    expect((await writer.files({ action: "write", project: room, path: brief, content: "---\nstatus: final\n---\n# Brief\n" })).isError).toBe(false);
+    expect((await owner.files({ action: "write", project: room, path: memlog, content: "- owner began\n\n- owner went on\n" })).isError).toBe(false);
+    expect((await writer.files({ action: "append", project: room, path: memlog, content: "- writer added\n" })).isError).toBe(false);
+    const mapOf = async (who: Person) => {
+      const body = await (await rawCall(who.token, "tools/call", { name: TOOL.bmadMap, arguments: { project: who === owner ? room : `${room}@${ownerTag(owner.id)}` } }, "?toolsets=default,views")).text();
+      return (JSON.parse(body.replace(/^event: message\ndata: /, "")) as { result: { content: Array<{ text: string }>; structuredContent: { all_by_others?: string[]; phases: Array<{ artifacts: Array<{ path: string; others?: string }> }>; memlogs: Array<{ others?: string }> } } }).result;
+    };
+    const lineOf = (text: string, path: string) => text.split("\n").find((l) => l.includes(path))!;
+    // The owner: the writer's brief is said by its "by" alone; the PRD and memlog they share say whose lines are whose.
+    expect(lineOf((await mapOf(owner)).content[0]!.text, prd)).toContain(`; changed by others since your v1: v2 by ${writer.email} (+1 −0 lines)`);
+    const own = (await mapOf(owner)).content[0]!.text;
+    expect(lineOf(own, brief)).toMatch(new RegExp(`v1 by ${literally(writer.email)} at [^;]+$`));
+    expect(lineOf(own, prd)).toContain(`; written by others, not you: ${writer.email} (lines 6)`);
+    expect(lineOf(own, memlog)).toContain(`; written by others, not you: ${writer.email} (lines 4)`);
+    expect(own).not.toContain("Everything here");
+    expect(own).toMatch(/\nNext: /);
+    // The reader wrote none of it: told once, and Next is for a member who may write.
+    const read = await mapOf(reader);
+    const shown = read.content[0]!.text;
+    expect(shown.split("\n")[1]).toBe(`Everything here was written by others, not you: ${read.structuredContent.all_by_others!.join(", ")}.`);
+    expect(new Set(read.structuredContent.all_by_others)).toEqual(new Set([owner.email, writer.email]));
+    expect(shown.split("\n").filter((l) => l.includes("written by others"))).toHaveLength(1);
+    expect(shown).toMatch(/\nNext, for a member with write access: /);
+    // The view still shows each document's and memlog's authors.
+    expect(read.structuredContent.phases.flatMap((p) => p.artifacts).find((a) => a.path === prd)?.others).toBe(`written by others, not you: ${owner.email} (lines 1-5), ${writer.email} (lines 6)`);
+    expect(read.structuredContent.memlogs[0]?.others).toBe(`written by others, not you: ${owner.email} (lines 1, 3), ${writer.email} (lines 4)`);
+    expect((await owner.project({ action: "delete", name: room, confirm: room })).isError).toBe(false);
   });
 });
 

@@ -7,7 +7,7 @@ import { byAt, withShownTime, type FileContent, type ListedFile, type WorkspaceF
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, FRONTMATTER_BYTES, frontmatterOf, helpFor, outermost, projectFolder, unfinishedRuns, workDocument, type HelpRow, type WorkDocument } from "./earlier-work.js";
-import { othersNote, othersSuffix } from "../workspace/line-authors.js";
+import { othersBeyond, othersSuffix, othersWroteAll, type ByOthers } from "../workspace/line-authors.js";
 import { changedSinceClause, othersBeside, type ChangedSince } from "../workspace/changed-since.js";
 import { asOneLine, showName } from "../lines.js";
 import { helpRowsLeftOut } from "../workspace/installer-manifests.js";
@@ -28,7 +28,7 @@ const ANYTIME = "anytime";
 const RETROSPECTIVE = "bmad-retrospective";
 
 /** `others`: who other than the caller wrote lines of it, and which, as every answer says it (othersNote): a
- *  collaborator's text is named. `changed_since`: what others changed since the caller's own last version, as bmad-files
+ *  collaborator's text is named; none where its `author` wrote it all (othersBeyond). `changed_since`: what others changed since the caller's own last version, as bmad-files
  *  read says it (review 379: a collaborator's removed line went unsaid).
  *  `updated_at_local`: the time as the answers show it (withShownTime: the bridge's clock, a workspace's zone). */
 export interface MapArtifact { path: string; status?: string; version: number; updated_at: string; updated_at_local?: string; author?: string; others?: string; changed_since?: ChangedSince }
@@ -51,6 +51,8 @@ export interface ProjectMap {
   stale?: Array<{ path: string; after: string; skill: string }>;
   /** Documents beyond MAX_DOCS, not shown. */
   more: number;
+  /** Who wrote what the map shows, where the caller wrote none of it: the text says so once, not on every line. */
+  all_by_others?: string[];
   /** Rows of bmad-help.csv left out (past the rows a catalog gives): its phases and "next" may miss workflows. */
   catalog_rows_left_out?: number;
 }
@@ -72,7 +74,8 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   // Which workflows are done is known from every document's path; the documents shown are taken from each
   // workflow in turn (review 101: past 40, the stories that sort first hid the PRD, and "next" asked for it again).
   const ownerOf = new Map(docs.map((d) => [d.path, ownerRow(d.path, rows, folderOf)]));
-  const [{ artifacts, readAs }, memlogs] = await Promise.all([described(files, inTurn(docs, (d) => ownerOf.get(d.path), MAX_DOCS)), memlogEntries(files, memlogPaths.slice(0, MAX_MEMLOGS))]);
+  const [{ artifacts, readAs, writers: docWriters }, { memlogs, writers: memlogWriters }] = await Promise.all([described(files, inTurn(docs, (d) => ownerOf.get(d.path), MAX_DOCS)), memlogEntries(files, memlogPaths.slice(0, MAX_MEMLOGS))]);
+  const allByOthers = docWriters && memlogWriters && (artifacts.length || memlogs.length) ? [...new Set([...docWriters, ...memlogWriters])] : undefined;
   // Done is settled, as get_workflow_status says it (review 322: a draft PRD was marked done, and Next skipped it):
   // a required workflow by its step; another by a document of its own that settles it by the same rule.
   const work = [...docs.map((d) => readAs.get(d.path) ?? { path: d.path }), ...unfinishedRuns(memlogPaths.map((m) => m.path), docs.map((d) => d.path)).map((path) => ({ path, memlog: true as const }))];
@@ -114,7 +117,7 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   const row = bySprint ? rows.find((r) => r.skill === bySprint.skill) : undefined;
   const next = step ? { skill: step.skill, title: step.title, phase: step.phase, ...(resume ? { resume } : {}) } : bySprint ? { skill: bySprint.skill, title: row?.title || bySprint.skill, phase: row?.phase ?? ANYTIME, sprint: { ...(bySprint.story ? { story: showName(bySprint.story) } : {}), reason: bySprint.reason } } : undefined;
   const planned = sprint === undefined ? undefined : { path: sprint, ...(stands ? { all_done: !stands.next } : {}) };
-  return { project: files.project, phases, other, memlogs, ...(next ? { next } : {}), ...(planned ? { sprint: planned } : {}), ...(stale.length ? { stale } : {}), more: Math.max(0, docs.length - MAX_DOCS), ...(leftOut ? { catalog_rows_left_out: leftOut } : {}) };
+  return { project: files.project, phases, other, memlogs, ...(next ? { next } : {}), ...(planned ? { sprint: planned } : {}), ...(stale.length ? { stale } : {}), more: Math.max(0, docs.length - MAX_DOCS), ...(allByOthers ? { all_by_others: allByOthers } : {}), ...(leftOut ? { catalog_rows_left_out: leftOut } : {}) };
 }
 
 /** Up to `max` of `items`, one of each group in turn, in the items' order. */
@@ -158,41 +161,58 @@ async function peeked(files: WorkspaceFiles, paths: string[], part: { head: numb
 /** The documents as the map shows them, and by path as the project's state judges them (workDocument: the status as
  *  written settles a step). A status is shown with its invisible characters written out, as the document view shows
  *  it (review 328: `fin\u200bal` showed as a settled "final", while Next said it was not). */
-async function described(files: WorkspaceFiles, docs: ListedFile[]): Promise<{ artifacts: MapArtifact[]; readAs: Map<string, WorkDocument> }> {
+async function described(files: WorkspaceFiles, docs: ListedFile[]): Promise<{ artifacts: MapArtifact[]; readAs: Map<string, WorkDocument>; writers?: string[] }> {
   const read = await peeked(files, docs.map((d) => d.path), { head: FRONTMATTER_BYTES });
   const heads = read.map((f) => frontmatterOf(f.data));
   const artifacts = read.map((f, i) => {
     const status = heads[i]!.status;
-    return withShownTime(files, { path: f.path, ...(status ? { status: showName(status) } : {}), version: f.version, updated_at: f.updated_at, author: f.author, ...byOthers({ others: othersBeside(f.others, f.changed_since) }), ...(f.changed_since ? { changed_since: f.changed_since } : {}) }, "updated_at");
+    return withShownTime(files, { path: f.path, ...(status ? { status: showName(status) } : {}), version: f.version, updated_at: f.updated_at, author: f.author, ...byOthers(othersBeside(f.others, f.changed_since), f.author), ...(f.changed_since ? { changed_since: f.changed_since } : {}) }, "updated_at");
   });
-  return { artifacts, readAs: new Map(read.map((f, i) => [f.path, workDocument(f.path, heads[i], f.others)])) };
+  return { artifacts, readAs: new Map(read.map((f, i) => [f.path, workDocument(f.path, heads[i], f.others)])), writers: othersOnly(read) };
 }
 
 /** Each memlog's last entries (its `- ` lines), newest memlog first, invisible characters written out (review 328:
  *  `ada\u200b@example.com` read as ada@example.com). */
-async function memlogEntries(files: WorkspaceFiles, logs: ListedFile[]): Promise<ProjectMap["memlogs"]> {
-  return (await peeked(files, logs.map((l) => l.path), { tail: MEMLOG_TAIL_BYTES }))
+async function memlogEntries(files: WorkspaceFiles, logs: ListedFile[]): Promise<{ memlogs: ProjectMap["memlogs"]; writers?: string[] }> {
+  const read = await peeked(files, logs.map((l) => l.path), { tail: MEMLOG_TAIL_BYTES });
+  const memlogs = read
     .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
     // A tail cut inside a line (its first): that line is not an entry as written.
-    .map((f) => withShownTime(files, { path: f.path, updated_at: f.updated_at, entries: new TextDecoder().decode(f.data).split("\n").slice(f.data.byteLength < f.size ? 1 : 0).filter((l) => l.startsWith("- ")).slice(-MEMLOG_ENTRIES).map((l) => showName(asOneLine(l.slice(2, 400)))), ...byOthers(f) }, "updated_at"));
+    .map((f) => withShownTime(files, { path: f.path, updated_at: f.updated_at, entries: new TextDecoder().decode(f.data).split("\n").slice(f.data.byteLength < f.size ? 1 : 0).filter((l) => l.startsWith("- ")).slice(-MEMLOG_ENTRIES).map((l) => showName(asOneLine(l.slice(2, 400)))), ...byOthers(f.others) }, "updated_at"));
+  return { memlogs, writers: othersOnly(read) };
 }
 
-/** The lines of a file others wrote, as the map names them (review 48: a writer's memlog entry showed as no one's). */
-const byOthers = (f: Pick<FileContent, "others">): { others?: string } => (f.others?.length ? { others: othersNote(f.others) } : {});
+/** The lines of a file others wrote, as the map names them (review 48: a writer's memlog entry showed as no one's);
+ *  none where `author`, named on its line already, wrote it all. */
+const byOthers = (others: ByOthers | undefined, author?: string): { others?: string } => {
+  const note = othersBeyond(others, author);
+  return note ? { others: note } : {};
+};
+
+/** Who wrote `read`, where others wrote every line of every file and the caller none (told where the whole text was
+ *  read); undefined otherwise. */
+function othersOnly(read: FileContent[]): string[] | undefined {
+  const whole = read.every((f) => f.others?.length && (f.others.some((o) => o.lines === "all" && !o.with_you) || (f.data.byteLength === f.size && othersWroteAll(f.others, new TextDecoder().decode(f.data)))));
+  return whole ? [...new Set(read.flatMap((f) => f.others!.map((o) => o.by)))] : undefined;
+}
 
 /** The map as text, for hosts that show no views; `name` as the caller named the project (a share's is its `name@tag`
  *  in the view, which sends it back with each action). */
-export function mapText(map: ProjectMap, name = map.project, show = (at: string) => at): string {
+export function mapText(map: ProjectMap, name = map.project, show = (at: string) => at, access: "read" | "write" = "write"): string {
   const lines = [`Project "${name}" by BMAD phase (from bmad-help.csv):`];
+  // Whose words the model reads, said once where they are all others' (review 446: 47% of a reader's map was notes).
+  const everyLine = !map.all_by_others;
+  if (map.all_by_others) lines.push(`Everything here was written by others, not you: ${map.all_by_others.join(", ")}.`);
+  const others = (note: string | undefined) => (everyLine ? othersSuffix(note) : "");
   // Paths with their invisible characters written out, as the views show them (review 317: `prd\u200b.md` read `prd.md`).
-  const art = (a: MapArtifact) => `${showName(a.path)}${a.status ? ` [${a.status}]` : ""} v${a.version} ${byAt(a.author, show(a.updated_at))}${othersSuffix(a.others)}${changedSinceClause(a.changed_since)}`;
+  const art = (a: MapArtifact) => `${showName(a.path)}${a.status ? ` [${a.status}]` : ""} v${a.version} ${byAt(a.author, show(a.updated_at))}${others(a.others)}${changedSinceClause(a.changed_since)}`;
   for (const p of map.phases) {
     lines.push(`${p.phase}: ${p.workflows.map((w) => `${w.skill}${w.required ? "*" : ""}${w.done ? " (done)" : ""}`).join(", ")}`);
     for (const a of p.artifacts) lines.push(`  ${art(a)}`);
   }
   if (map.other.length) lines.push("Other documents:", ...map.other.map((a) => `  ${art(a)}`));
   if (map.more) lines.push(`(${map.more} more documents not shown)`);
-  for (const m of map.memlogs) lines.push(`Memlog ${showName(m.path)} (${show(m.updated_at)}${othersSuffix(m.others)}):`, ...m.entries.map((e) => `  - ${e}`));
+  for (const m of map.memlogs) lines.push(`Memlog ${showName(m.path)} (${show(m.updated_at)}${others(m.others)}):`, ...m.entries.map((e) => `  - ${e}`));
   // A cut catalog may have left out the next workflow, and every phase (review 189: 2,000 planted rows).
   const cut = map.catalog_rows_left_out;
   if (cut) lines.push(`(${helpRowsLeftOut(cut, "bmad-help.csv")})`);
@@ -205,6 +225,8 @@ export function mapText(map: ProjectMap, name = map.project, show = (at: string)
   const sprint = map.sprint && showName(map.sprint.path);
   const bySprint = next?.sprint ? ` for ${sprint}${next.sprint.story ? `, story ${next.sprint.story}` : ""}: ${next.sprint.reason}` : "";
   const done = map.sprint?.all_done ? `Every story, epic and retrospective in ${sprint} is done. * required.` : map.sprint ? `Planning is done; bmad-sprint-planning's status of ${sprint} says what is next. * required.` : cut ? "No required workflow left to do among the rows read; the rows left out may name one. * required." : "Every required workflow from the first one begun is done. * required.";
-  lines.push(next ? `Next: ${next.resume ? "resume " : ""}${next.skill} (${next.title}, phase ${next.phase})${resume}${bySprint}. * required.` : done);
+  // A reader's writes are refused: Next is for someone who may make them (review 446; the view disables Start).
+  const forWhom = access === "read" ? ", for a member with write access" : "";
+  lines.push(next ? `Next${forWhom}: ${next.resume ? "resume " : ""}${next.skill} (${next.title}, phase ${next.phase})${resume}${bySprint}. * required.` : done);
   return lines.join("\n");
 }

@@ -64,9 +64,12 @@ export const SHOWN_VERSIONS = 3;
 const shownVersions = (c: ChangedSince): string =>
   c.count <= SHOWN_VERSIONS ? c.versions.map((v) => `v${v}`).join(", ") : `v${c.versions[0]} to v${c.versions.at(-1)} (${c.count} versions)`;
 
+/** `+1 −2 lines`. */
+export const countedLines = (added: number, removed: number): string => `+${added} −${removed} lines`;
+
 /** The lines counted: `+1 −2 lines`, or that the text is the same again (review 372: "+0 −0" beside a delete and a
  *  recreate read as nothing done). */
-const linesNote = (c: ChangedSince): string => (c.added === 0 && c.removed === 0 ? `the same text as ${c.read ? `the v${c.yours} you saw` : `your v${c.yours}`}` : `+${c.added} −${c.removed} lines`);
+const linesNote = (c: ChangedSince): string => (c.added === 0 && c.removed === 0 ? `the same text as ${c.read ? `the v${c.yours} you saw` : `your v${c.yours}`}` : countedLines(c.added ?? 0, c.removed ?? 0));
 
 /** What the changes are counted from: `your v2` (the reader's own), or `you saw v2` (shown it since). */
 const sinceWhat = (c: ChangedSince): string => (c.read ? `you saw v${c.yours}` : `your v${c.yours}`);
@@ -83,7 +86,7 @@ export const changedSinceClause = (c: ChangedSince | undefined): string => (c ? 
 
 /** `+1 −1 lines since your v2` (`changed by others since your v2` where the lines were not counted): a list's line. */
 export const changedSinceShort = (c: ChangedSince): string =>
-  c.added === undefined ? `changed by others since ${sinceWhat(c)}` : c.added === 0 && c.removed === 0 ? `changed by others since ${sinceWhat(c)}, the same text again` : `+${c.added} −${c.removed} lines since ${sinceWhat(c)}`;
+  c.added === undefined ? `changed by others since ${sinceWhat(c)}` : c.added === 0 && c.removed === 0 ? `changed by others since ${sinceWhat(c)}, the same text again` : `${countedLines(c.added, c.removed ?? 0)} since ${sinceWhat(c)}`;
 
 /** `others` to name beside `since`: none where every line of theirs came with the changes it names (review 385: "written
  *  with others too" and "changed by others since" told one change twice in one line). */

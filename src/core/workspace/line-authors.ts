@@ -499,6 +499,15 @@ export function othersOn(others: ByOthers, from: number, to: number): string | u
   return on.length ? [...new Set(on.map((o) => o.by))].join(", ") : undefined;
 }
 
+/** Whether `others` wrote every line with text of `text` (numbered as byOthers numbers them, at `\n`) and the reader
+ *  none: false where it cannot tell (lines said as "some", ranges joined). */
+export function othersWroteAll(others: ByOthers, text: string): boolean {
+  if (others.some((o) => o.with_you || o.lines === "some" || o.lines.endsWith("(ranges joined)"))) return false;
+  if (others.some((o) => o.lines === "all")) return true;
+  const ranges = others.flatMap((o) => [...o.lines.matchAll(/(\d+)(?:-(\d+))?/g)].map((m) => [Number(m[1]), Number(m[2] ?? m[1])] as const));
+  return text.split(/\r?\n/).every((line, i) => !hasText(line) || ranges.some(([from, to]) => from <= i + 1 && i + 1 <= to));
+}
+
 /** Each of `others` with their lines: `bob (lines 3-5), carol (all lines, with you)`. */
 export const othersNamed = (others: ByOthers): string =>
   others.map((o) => `${o.by} (${o.lines === "all" && o.with_you ? "all lines" : o.lines === "all" || o.lines === "some" ? o.lines : `lines ${o.lines}`}${o.with_you ? ", with you" : ""})`).join(", ");

@@ -20,7 +20,7 @@ import { customLayers } from "../render.js";
 import { baseName } from "../../runtime/py-path.js";
 import { CENTRAL_LAYERS } from "../../runtime/config-utils.js";
 import { servedText, type BundleReader } from "../reader.js";
-import { fillConfigValues, othersLayers, projectConfigValues, renderSkillText, skillRenderFor, withheldLayers } from "../skill-render.js";
+import { answersNamedIn, fillConfigValues, othersLayers, projectConfigValues, renderSkillText, skillRenderFor, withheldLayers } from "../skill-render.js";
 import type { CatalogRecord } from "../../catalog/bundle.js";
 import { skillUriAsBmad } from "../skills.js";
 import { defineTool } from "../tool.js";
@@ -325,7 +325,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     // (review 77: the retrospective went on without knowing).
     // A change in someone else's project is named as theirs, once (review 179).
     const owner = runtime.changeOwner?.();
-    const notes = [...(owner ? [`this run changed files in ${runtime.root}, ${owner}'s project.`] : []), ...othersLayers(runtime), ...withheldLayers(runtime, "This run"), ...(runtime.git ? [] : NEEDS_GIT.has(name) ? [`this workspace has no git repository, so ${name} has no history to measure here; the bmad-mcp bridge, in the user's own clone, runs it on their repository.`] : [])];
+    const notes = [...(owner ? [`this run changed files in ${runtime.root}, ${owner}'s project.`] : []), ...othersLayers(runtime, answer.ok ? answersNamedIn(runtime, answer.text) : []), ...withheldLayers(runtime, "This run"), ...(runtime.git ? [] : NEEDS_GIT.has(name) ? [`this workspace has no git repository, so ${name} has no history to measure here; the bmad-mcp bridge, in the user's own clone, runs it on their repository.`] : [])];
     return answer.ok && notes.length ? { ...answer, text: `${notes.map((n) => `Note: ${n}`).join("\n")}\n${answer.text}` } : answer;
   }
   // BMAD's shared scripts are in the project's _bmad/scripts/ alone: one named in a skill's folder is nowhere else.

@@ -77,7 +77,7 @@ export const bmadMapTool = defineTool({
     const told = [...map.phases.flatMap((p) => p.artifacts), ...map.other].flatMap((a) => (a.changed_since ? [{ path: a.path, version: toldUpTo(a.changed_since) }] : []));
     if (told.length) await found.files.markSeen?.(told);
     // Whether the view may offer to start a workflow: a reader's writes are refused (review 424).
-    return done(mapText(map, project ?? found.name, (at) => shownAt(found.files, at)), { ...map, access: found.access });
+    return done(mapText(map, project ?? found.name, (at) => shownAt(found.files, at), found.access), { ...map, access: found.access });
   },
 });
 
