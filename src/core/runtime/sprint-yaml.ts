@@ -2,7 +2,7 @@
 // sprint_plan.py and sprint_status.py. The `yaml` package parses; this file keeps what ruamel keeps: each scalar's
 // style, key order, anchors and tags, and every comment and blank line as a "chunk" owned by the item whose last token
 // it follows (so replacing a collection drops the comments inside it, as ruamel does). sprint-yaml-emit.ts writes it.
-import { type CST, type Node as YNode, Scalar, YAMLMap, YAMLSeq, Alias, YAMLParseError, parse, type Pair } from "yaml";
+import { type CST, type Node as YNode, Scalar, YAMLMap, YAMLSeq, Alias, YAMLParseError, type Pair } from "yaml";
 import { PyError } from "./py-json.js";
 import { isSpace, repr as pyQuote } from "./py-str.js";
 import { parseStamp, stampOf, stampStr } from "./sprint-yaml-time.js";
@@ -452,7 +452,7 @@ function ruamelFlowScalar(source: string, style: FlowStyle): string {
   out += body.slice(from);
   if (style === "'") return out.replaceAll("''", "'");
   // The escapes read by the `yaml` package: the folded text is one line of them now.
-  return style === '"' ? String(parse(`"${out}"`, { schema: "failsafe" })) : out;
+  return style === '"' ? String(composeUntilError(`"${out}"`, { schema: "failsafe" })[0]?.toJS() ?? "") : out;
 }
 
 /** The line breaks from `at` (one) on, blanks between them skipped, as ruamel's scan_line_break gives them: `\r\n`,
