@@ -11,6 +11,7 @@ import { mergeBundles } from "../core/catalog/merge.js";
 import { MemoryBundleReader } from "../core/surface/memory-reader.js";
 import type { BundleReader } from "../core/surface/reader.js";
 import { bmadScriptsOf, isPortedScriptPath, type BmadScripts } from "../core/runtime/scripts.js";
+import type { WatchedFolder } from "./sources.js";
 import { FolderWatch } from "./tree-watch.js";
 
 export interface LocalSource {
@@ -50,6 +51,8 @@ export class LocalBundle {
   /** The local trees were built once: a rebuild after that is a reload, which listeners hear of. */
   private built = false;
   private soon?: ReturnType<typeof setTimeout>;
+  /** What the folder watch could not watch (its limit met, or the system's): edits there show only after a restart. */
+  private unwatched?: string;
 
   constructor(
     private readonly sources: LocalSource[],
@@ -70,7 +73,12 @@ export class LocalBundle {
         this.reloadSoon();
       },
       (rel) => NOT_CONTENT.test(rel),
-      warn,
+      (message) => {
+        // Said to clients with the bundle's warnings from the next build on (said once: one rebuild).
+        this.unwatched = message;
+        this.dirty = true;
+        warn(message);
+      },
     );
   }
 
@@ -126,8 +134,8 @@ export class LocalBundle {
    *  out); a change there marks the bundle for a rebuild on the next call (or soon after,
    *  with a listener). What BMAD's scripts write under
    *  _bmad/ (render snapshots) and project memory are not content, and do not count. */
-  watch(dirs: string[]): void {
-    for (const path of dirs) this.folders.add(path);
+  watch(folders: WatchedFolder[]): void {
+    for (const { folder, source } of folders) this.folders.add(folder, source);
   }
 
   close(): void {
@@ -168,7 +176,7 @@ export class LocalBundle {
     }
     this.failures = failures;
     const before = this.built ? this.reader : undefined;
-    this.reader = this.install([...layers, this.embedded], blobs, skipped);
+    this.reader = this.install([...layers, this.embedded], blobs, this.unwatched ? [...skipped, this.unwatched] : skipped);
     this.built = true;
     if (before) for (const listener of this.listeners) listener(before, this.reader);
   }

@@ -17,10 +17,16 @@ const TREE_FOLDERS = [...PROJECT_TREES, "bmad-core", "expansion-packs", "src"];
 /** What the kit and BMAD's scripts write under _bmad/ in a project that has no BMAD tree of its own. */
 const KIT_ENTRIES = new Set(["_memory", "_config", "render"]);
 
+/** A folder to watch for edits, and the source root it must really be in (a link out of it is not watched). */
+export interface WatchedFolder {
+  folder: string;
+  source: string;
+}
+
 export interface Discovered {
   sources: LocalSource[];
   /** Folders to watch for edits: those a build reads, never a whole project (node_modules and .git stay out). */
-  watch: string[];
+  watch: WatchedFolder[];
   warnings: string[];
 }
 
@@ -40,6 +46,12 @@ export function discoverSources(opts: DiscoverOptions): Result<{ value: Discover
   const from = opts.projectFrom ?? "--project";
   if (!isDir(opts.project)) return { ok: false, error: `${from} ${opts.project}: no such directory. Give your project's folder (the default is the current directory).` };
   const out: Discovered = { sources: [], watch: [], warnings: [] };
+  // Each source's own folders are watched before any's other dot-folders (watchedFolders).
+  const extra: WatchedFolder[] = [];
+  const watchAll = (found: { own: WatchedFolder[]; extra: WatchedFolder[] }) => {
+    out.watch.push(...found.own);
+    extra.push(...found.extra);
+  };
   const trees = PROJECT_TREES.map((t) => join(opts.project, t)).filter(isDir);
   const label = opts.projectNamed ? `${from} ${opts.project}` : `the project (${opts.project})`;
   // A workspace `bmad-mcp pull` made (or an install for a tool whose folder is not here) holds BMAD's config, not its
@@ -47,7 +59,7 @@ export function discoverSources(opts: DiscoverOptions): Result<{ value: Discover
   if (trees.length && !skillsElsewhere(opts.project)) {
     // A project whose _bmad/ holds only the kit's files (memory, the contract) has no tree to layer: not an error.
     out.sources.push({ spec: `project=${opts.project}`, path: opts.project, label, explicit: opts.projectNamed === true, quietIfNoTree: kitOnly(opts.project) });
-    out.watch.push(...watchedFolders(opts.project, PROJECT_TREES));
+    watchAll(watchedFolders(opts.project, PROJECT_TREES));
   }
   const seen = new Set<string>();
   for (const given of opts.paths ?? []) {
@@ -68,48 +80,72 @@ export function discoverSources(opts: DiscoverOptions): Result<{ value: Discover
     if (seen.has(dir)) continue;
     seen.add(dir);
     out.sources.push({ spec: `cli=${dir}`, path: dir, label: `--path ${given}`, explicit: true });
-    out.watch.push(...watchedFolders(dir, TREE_FOLDERS));
+    watchAll(watchedFolders(dir, TREE_FOLDERS));
   }
   const envRoot = opts.env.BMAD_ROOT;
   if (envRoot) {
     if (isDir(resolve(envRoot))) {
       out.sources.push({ spec: `env=${resolve(envRoot)}`, path: resolve(envRoot), label: `BMAD_ROOT=${envRoot}`, explicit: false });
-      out.watch.push(...watchedFolders(resolve(envRoot), TREE_FOLDERS));
+      watchAll(watchedFolders(resolve(envRoot), TREE_FOLDERS));
     } else out.warnings.push(`BMAD_ROOT=${envRoot} is not a directory; ignored`);
   }
   const user = join(opts.env.HOME ?? homedir(), ".bmad");
   if (isDir(user)) {
     out.sources.push({ spec: `user=${user}`, path: user, label: `~/.bmad (${user})`, explicit: false });
-    out.watch.push(...watchedFolders(user, TREE_FOLDERS));
+    watchAll(watchedFolders(user, TREE_FOLDERS));
   }
+  out.watch.push(...extra);
   return { ok: true, value: out };
 }
 
 /** What to watch of `root`: the `trees` it holds and the dot-folders a build reads beside them, or the root itself
  *  when it holds none of them (a BMAD folder named directly: BMAD_ROOT=…/_bmad; a project without one is no source). */
-function watchedFolders(root: string, trees: string[]): string[] {
+function watchedFolders(root: string, trees: string[]): { own: WatchedFolder[]; extra: WatchedFolder[] } {
   const found = trees.map((t) => join(root, t)).filter(isDir);
-  if (!found.length) return [root];
+  if (!found.length) return { own: [{ folder: root, source: root }], extra: [] };
   // An IDE's skills/ (6.3+ installs skills in .claude/skills, .cursor/skills, …), and a v4 expansion pack installed
   // beside .bmad-core (.bmad-2d-phaser-game-dev: its config.yaml and agents/).
-  for (const name of readdirSync(root)) {
+  const skills: string[] = [];
+  for (const name of readdirSync(root).sort()) {
     const dot = join(root, name);
     if (!name.startsWith(".") || trees.includes(name) || SKIP_DIRS.has(name)) continue;
-    if (isDir(join(dot, "skills"))) found.push(join(dot, "skills"));
+    if (isDir(join(dot, "skills"))) skills.push(join(dot, "skills"));
     else if (isDir(join(dot, "agents")) && existsSync(join(dot, "config.yaml"))) found.push(dot);
   }
-  return found;
+  // Those holding a skill the skill manifest lists are the tree's own; the others are watched after every source's own,
+  // so the watch's limit, met in one of them, leaves those watched (review 448: `.a/skills`, listed before `.claude`,
+  // took it all).
+  const listed = new Set(listedSkills(root) ?? []);
+  const own = skills.filter((dir) => folderNames(dir).some((n) => listed.has(n)));
+  const watched = (folder: string) => ({ folder, source: root });
+  return { own: [...found, ...own].map(watched), extra: skills.filter((dir) => !own.includes(dir)).map(watched) };
+}
+
+/** The skills `root`'s skill manifest lists (plain names, the first MAX_LISTED_SKILLS), or undefined without one. */
+function listedSkills(root: string): string[] | undefined {
+  const manifest = join(root, "_bmad/_config/skill-manifest.csv");
+  if (!isSmallFile(manifest)) return undefined;
+  const rows = csv(readFileSync(manifest, "utf8"));
+  if (!rows.ok) return undefined;
+  return [...new Set(rows.value.map((r) => r.name || r.canonicalId || ""))].filter((n) => PLAIN_NAME.test(n)).slice(0, MAX_LISTED_SKILLS);
+}
+
+/** The names in `dir` (none if it cannot be read). */
+function folderNames(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
 }
 
 /** Whether the project's only BMAD folder is _bmad/, a skills install (its skill manifest), with none of the skills it
  *  lists there: not in _bmad/, nor in an IDE's skills/ folder by its name (review 300: a pulled workspace named with
  *  --project stopped the bridge, one warning per skill; review 309: so did one with the user's own skills beside it). */
 function skillsElsewhere(project: string): boolean {
-  const manifest = join(project, "_bmad/_config/skill-manifest.csv");
-  if (isDir(join(project, "bmad")) || isDir(join(project, ".bmad-core")) || !isSmallFile(manifest)) return false;
-  const rows = csv(readFileSync(manifest, "utf8"));
-  if (!rows.ok) return false;
-  const names = [...new Set(rows.value.map((r) => r.name || r.canonicalId || ""))].filter((n) => PLAIN_NAME.test(n)).slice(0, MAX_LISTED_SKILLS);
+  if (isDir(join(project, "bmad")) || isDir(join(project, ".bmad-core"))) return false;
+  const names = listedSkills(project);
+  if (!names) return false;
   const ides = readdirSync(project).filter((name) => name.startsWith(".") && !SKIP_DIRS.has(name) && isDir(join(project, name, "skills")));
   return !ides.some((ide) => names.some((n) => existsSync(join(project, ide, "skills", n, "SKILL.md")))) && !holdsSkill(join(project, "_bmad"));
 }

@@ -4,9 +4,9 @@
 // Here, on Linux, one watch per folder, none in a folder no build reads (node_modules, .git) or that the caller
 // passes over, MAX_WATCHED_FOLDERS in all, and a failure said once. Elsewhere the system watches a folder whole for one
 // handle (FSEvents, ReadDirectoryChangesW), and what it reports from those folders is passed over.
-import { lstatSync, readdirSync, statSync, watch, type FSWatcher } from "node:fs";
+import { lstatSync, readdirSync, realpathSync, statSync, watch, type FSWatcher } from "node:fs";
 import { join, relative, sep } from "node:path";
-import { MAX_TREE_DEPTH, SKIP_DIRS } from "../compiler/files.js";
+import { isWithin, MAX_TREE_DEPTH, SKIP_DIRS, toPosix } from "../compiler/files.js";
 
 /** Folders watched at most, all roots together: BMAD's own package has about 120, and a user's inotify watches are
  *  shared by all of their programs. */
@@ -17,7 +17,8 @@ const PER_FOLDER = process.platform === "linux";
 export class FolderWatch {
   /** Each folder watched, with the folder it was (one removed and made again is another, unwatched). */
   private readonly watched = new Map<string, { watcher: FSWatcher; ino: number }>();
-  private readonly roots = new Set<string>();
+  /** Each root watched, with the source root it must really be in. */
+  private readonly roots = new Map<string, string>();
   private said = false;
 
   constructor(
@@ -25,18 +26,19 @@ export class FolderWatch {
     private readonly onChange: (root: string, rel: string) => void,
     /** Paths relative to a root that are not watched and whose changes are not passed on. */
     private readonly ignore: (rel: string) => boolean,
+    /** Said once, naming folders by their paths in their source roots (clients are shown it). */
     private readonly warn: (message: string) => void,
   ) {}
 
-  /** Watches `root` and the folders below it. */
-  add(root: string): void {
-    this.roots.add(root);
+  /** Watches `root` and the folders below it, if it really is in `source` (the tree a build reads it from). */
+  add(root: string, source: string): void {
+    this.roots.set(root, source);
     this.watchFolder(root, root, 0);
   }
 
   /** Watches again each root whose watch went (its folder removed and made again, or its watcher failed). */
   restore(): void {
-    for (const root of this.roots) this.watchFolder(root, root, 0);
+    for (const root of this.roots.keys()) this.watchFolder(root, root, 0);
   }
 
   close(): void {
@@ -46,14 +48,19 @@ export class FolderWatch {
   }
 
   private watchFolder(root: string, dir: string, depth: number): void {
+    if (this.watched.has(dir)) return;
+    // A root that is a link (`.claude/skills` may be one) is followed only into its source, as the build reads it: one
+    // to /usr filled the watch's limit and an edit of a skill was never seen (review 448).
+    if (dir === root && !this.inSource(root)) return;
     const ino = folderIno(dir, dir === root);
-    if (ino === undefined || this.watched.has(dir)) return;
-    if (this.watched.size >= MAX_WATCHED_FOLDERS) return this.failed(`${dir}: ${MAX_WATCHED_FOLDERS} folders are watched already, the most this server watches`);
+    if (ino === undefined) return;
+    if (this.watched.size >= MAX_WATCHED_FOLDERS) return this.failed(`${this.shown(root, dir)}: ${MAX_WATCHED_FOLDERS} folders are watched already, the most this server watches`);
     let watcher: FSWatcher;
     try {
       watcher = watch(dir, { recursive: !PER_FOLDER }, (event, name) => this.changed(root, dir, depth, event, name));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") this.failed(`${dir} (${(error as Error).message})`);
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT") this.failed(`${this.shown(root, dir)} (${code ?? "error"})`);
       return;
     }
     // Spent (a folder gone under a recursive watch): dropped, and the change counted.
@@ -81,6 +88,20 @@ export class FolderWatch {
   private readable(root: string, path: string): boolean {
     const rel = relative(root, path);
     return !rel.split(sep).some((part) => SKIP_DIRS.has(part)) && !this.ignore(rel);
+  }
+
+  /** Whether `root`'s real path is in its source's (isWithin, as a build judges a link); not if either is gone. */
+  private inSource(root: string): boolean {
+    try {
+      return isWithin(realpathSync.native(this.roots.get(root)!), realpathSync.native(root));
+    } catch {
+      return false;
+    }
+  }
+
+  /** `dir` as clients are shown it: its path in its root's source (no machine paths). */
+  private shown(root: string, dir: string): string {
+    return toPosix(relative(this.roots.get(root)!, dir)) || ".";
   }
 
   /** Stops watching `dir` and every folder below it. */

@@ -62,7 +62,7 @@ export async function buildBundle(opts: BuildOptions): Promise<BuildResult> {
     const capped = cappedWarnings(warn, resolved.source.name);
     // Each warning is said on stderr (or the log) and, with the tree's own paths only, in the bundle's warnings,
     // which the instructions and answers show: a skipped link or config said on stderr alone reaches no one in a chat.
-    const warnTree = (m: string) => capped.warn(m, withinTree(tree, m));
+    const warnTree = (m: string, shown = m) => capped.warn(m, withinTree(tree, shown));
     const tree: Tree = new Tree(resolved.root, { warn: warnTree, userTree: opts.userTree });
     const content = readTree({ tree, warn: warnTree }, capped.shown);
     // What was left unread or is out of date is in the bundle's warnings however many came before.
@@ -119,8 +119,8 @@ function cappedWarnings(warn: (message: string) => void, source: string): { warn
  *  machine paths, and a built bundle is served to others. */
 function withinTree(tree: Tree, message: string): string {
   const label = tree.label();
-  // A path outside the tree (a link's target) is not named to clients: it tells the layout of the user's machine
-  // (review 346: another client's folder in the home).
+  // A path outside the tree is not named to clients: it tells the layout of the user's machine (review 346: another
+  // client's folder in the home). A refused link's target is never in the text (Tree.real); this is a last guard.
   const text = message.replaceAll(` in ${tree.root}:`, ":").replaceAll(`${tree.root}${sep}`, "").replaceAll(tree.root, ".").replace(/(^|[\s"'`(])\/[^\s"'`)]*/g, "$1(a path outside the tree)");
   if (!label || label === tree.root) return text;
   // The label is relative to the working folder: taken off only where a path starts.

@@ -19,6 +19,12 @@ function isSymlink(path: string): boolean {
   }
 }
 
+/** Whether `real` (a real path) is `root` (a real path) or below it: a tree reads nothing through a link that leaves
+ *  it, and the bridge watches nothing there (bridge/tree-watch.ts). */
+export function isWithin(root: string, real: string): boolean {
+  return real === root || real.startsWith(root + sep);
+}
+
 /** A symlink whose target is outside the tree. */
 class RefusedLink extends Error {}
 
@@ -78,7 +84,8 @@ export class Tree {
 
   constructor(
     root: string,
-    private readonly options: { warn?: (message: string) => void; userTree?: boolean } = {},
+    /** `warn`'s `shown`: the message as clients may see it, where it differs (a link's target is the user's machine's). */
+    private readonly options: { warn?: (message: string, shown?: string) => void; userTree?: boolean } = {},
   ) {
     try {
       this.root = realpathSync.native(root); // as real() resolves what is under it
@@ -105,9 +112,10 @@ export class Tree {
     // in a folder it had resolved is known already: resolving each again cost every file behind a link the whole chain
     // the link leads down (review 23: 300 files behind one link to a folder 1,900 deep took 62 s).
     const real = this.realOf.get(rel) ?? realpathSync.native(abs);
-    if (real !== this.root && !real.startsWith(this.root + sep)) {
+    if (!isWithin(this.root, real)) {
       const message = `Refused symlink ${rel} in ${this.root}: its target ${real} leaves the source root`;
-      if (this.options.userTree) this.report(rel, message); // else the whole tree fails with it
+      // Where it leads is said on stderr alone: the layout of the user's machine is not the model's (review 346).
+      if (this.options.userTree) this.report(rel, message, `Refused symlink ${rel}: its target leaves the source root`); // else the whole tree fails with it
       throw new RefusedLink(message);
     }
     if (real !== abs) {
@@ -199,10 +207,10 @@ export class Tree {
     }
   }
 
-  private report(rel: string, message: string): void {
+  private report(rel: string, message: string, shown?: string): void {
     if (this.reported.has(rel)) return;
     this.reported.add(rel);
-    this.options.warn?.(message);
+    this.options.warn?.(message, shown);
   }
 
   text(rel: string): string | null {

@@ -59,7 +59,7 @@ describe("a reload", () => {
     const file = before.catalog.manifest.files.find((f) => f.path === "bmm/bmad-prd/SKILL.md" && f.source === 0)!;
     const text = await before.readText(file);
     expect(text).toContain("PROJECT MARKER");
-    bundle.watch([join(dir, ".claude/skills")]);
+    bundle.watch(found.value.watch);
     projects.closeAfter(async () => bundle.close());
     appendFileSync(skill, "\nRELOAD MARKER\n");
     for (const end = Date.now() + 5000; bundle.reader === before && Date.now() < end; await new Promise((r) => setTimeout(r, 25))) await bundle.ready();

@@ -2,7 +2,7 @@
 // yields nothing is an error at start-up; an implicit one (BMAD_ROOT, ~/.bmad) is skipped with a warning
 // that says what was looked for. Several --path roots are served, ranked in the order given.
 import { execFile } from "node:child_process";
-import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -153,6 +153,14 @@ function inotifyWatches(pid: number): number {
   return watches;
 }
 
+/** The text of prompt `name`; given `awaited`, once it holds that or after 5 s (a reload follows an edit shortly). */
+async function promptText(client: Awaited<ReturnType<typeof connectBridge>>["client"], name: string, awaited?: string): Promise<string> {
+  const text = async () => ((await client.getPrompt({ name })).messages[0]!.content as { text: string }).text;
+  let now = await text();
+  for (const end = Date.now() + 5000; awaited !== undefined && !now.includes(awaited) && Date.now() < end; now = await text()) await new Promise((r) => setTimeout(r, 25));
+  return now;
+}
+
 /** `dir` and the folders below it, but those named in `skip`. */
 function foldersIn(dir: string, skip: string[] = []): number {
   return 1 + readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory() && !skip.includes(e.name)).reduce((n, e) => n + foldersIn(join(dir, e.name)), 0);
@@ -194,7 +202,40 @@ describe("watching a root", () => {
     closers.push(close);
     expect(inotifyWatches(pid)).toBe(MAX_WATCHED_FOLDERS);
     expect(stderr().match(/cannot watch/g)).toHaveLength(1);
-    expect(stderr()).toMatch(/warning: cannot watch .*many-folders\/.*: 2000 folders are watched already, the most this server watches; edits there, and in any other folder left unwatched, show only after a restart\n/);
+    expect(stderr()).toMatch(/warning: cannot watch _bmad\/bmm\/notes\/n\d+: 2000 folders are watched already, the most this server watches; edits there, and in any other folder left unwatched, show only after a restart\n/);
     rmSync(join(root, "_bmad/bmm/notes"), { recursive: true });
+  });
+
+  // Review 448: `.a/skills` -> /usr (listed before `.claude`) filled the watch's limit with /usr: an edit of a project
+  // skill never showed, stderr named paths outside the project, and writes there rebuilt the bundle.
+  it("follows no link out of the project, and still sees an edit of a project skill", async () => {
+    const root = folder("linked-out", pristine);
+    const elsewhere = folder("linked-out-elsewhere");
+    for (let i = 0; i < MAX_WATCHED_FOLDERS + 50; i++) mkdirSync(join(elsewhere, `d${i}`));
+    mkdirSync(join(root, ".a"));
+    symlinkSync(elsewhere, join(root, ".a/skills"));
+    const { client, pid, stderr, close } = await connectBridge(bridge, root, { home: folder("home-linked-out") });
+    closers.push(close);
+    expect(await promptText(client, "bmad-prd")).not.toContain("LINKED-OUT MARKER");
+    // The project's own folders, none of those outside: writes there reach no watch.
+    expect(inotifyWatches(pid)).toBe(foldersIn(join(root, "_bmad"), ["_memory", "render"]) + foldersIn(join(root, ".claude/skills")));
+    appendFileSync(join(root, ".claude/skills/bmad-prd/SKILL.md"), "\nLINKED-OUT MARKER\n");
+    expect(await promptText(client, "bmad-prd", "LINKED-OUT MARKER")).toContain("LINKED-OUT MARKER");
+    // Said on stderr: the build's refusal of the link (naming its target for the user), and nothing below it.
+    expect(stderr()).toContain("Refused symlink .a/skills");
+    expect(stderr()).not.toMatch(/cannot watch|linked-out-elsewhere\//);
+  });
+
+  it("watches the project's own skills before another dot-folder's, and tells clients what it left unwatched", async () => {
+    const root = folder("crowded-dots", pristine);
+    for (let i = 0; i < MAX_WATCHED_FOLDERS + 50; i++) mkdirSync(join(root, ".a/skills", `d${i}`), { recursive: true });
+    const { client, pid, close } = await connectBridge(bridge, root, { home: folder("home-crowded-dots") });
+    closers.push(close);
+    expect(inotifyWatches(pid)).toBe(MAX_WATCHED_FOLDERS);
+    appendFileSync(join(root, ".claude/skills/bmad-prd/SKILL.md"), "\nCROWDED MARKER\n");
+    expect(await promptText(client, "bmad-prd", "CROWDED MARKER")).toContain("CROWDED MARKER");
+    const listed = toolText(await client.callTool({ name: "bmad", arguments: { command: "" } }));
+    expect(listed).toMatch(/cannot watch \.a\/skills\/d\d+: 2000 folders are watched already, the most this server watches; edits there, and in any other folder left unwatched, show only after a restart/);
+    expect(listed).not.toContain(realpathSync(root));
   });
 });
