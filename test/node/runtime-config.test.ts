@@ -92,10 +92,15 @@ it("answers a missing project, broken layers and bad arguments with Python's mes
   const other = join(tmp.dir, "other");
   mkdirSync(join(other, "_bmad/custom/config.user.toml"), { recursive: true });
   writeFileSync(join(other, "_bmad/config.toml"), '[core]\nname = "x"\n');
+  // TOML 1.1's \x escape, which tomllib (TOML 1.0) refuses.
+  const toml11 = join(tmp.dir, "toml11");
+  resetTree(tree, toml11);
+  writeFileSync(join(toml11, "_bmad/custom/config.toml"), 'F9q = "\\x41"\n');
   const runs = await Promise.all([
     both(["--project-root", join(tmp.dir, "nowhere")]),
     both(["--project-root", broken]),
     both(["--project-root", other]),
+    both(["--project-root", toml11]),
     both([]),
     both(["-p"]),
     both(["-p", tree, "stray"]),
@@ -105,5 +110,5 @@ it("answers a missing project, broken layers and bad arguments with Python's mes
     both(["-x"], tree, { COLUMNS: "40" }),
   ]);
   expectSame(runs);
-  expect(runs.map((r) => r.python.exitCode)).toEqual([1, 1, 1, 2, 2, 2, 0, 0, 0, 2]);
+  expect(runs.map((r) => r.python.exitCode)).toEqual([1, 1, 1, 1, 2, 2, 2, 0, 0, 0, 2]);
 });

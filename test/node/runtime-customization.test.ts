@@ -166,3 +166,44 @@ it("answers bad arguments and broken layers with Python's messages and exit code
   expectSame(runs);
   expect(runs.map((r) => r.python.exitCode)).toEqual([1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 0, 0, 2]);
 });
+
+it("refuses where tomllib (TOML 1.0) does what smol-toml (TOML 1.1) reads, a lone CR too, and reads the 1.0 look-alikes", async () => {
+  const tree = join(tmp.dir, "toml10");
+  resetTree(plain, tree);
+  const layer = join(tree, "_bmad/custom/bmad-prd.toml");
+  const refused = [
+    '[workflow]\na = "\\x41"\n',
+    '[workflow]\na = """\nok \\e"""\n',
+    '[workflow]\n"k\\e" = 1\n',
+    "[workflow]\na = { b = 1, }\n",
+    "[workflow]\na = {\n  b = 1\n}\n",
+    "[workflow]\na = [{ b = 1 # c\n}]\n",
+    "[workflow]\nt = 07:32\n",
+    "[workflow]\nt = [1, 17:32]\n",
+    "[workflow]\nd = 1979-05-27T07:32Z\n",
+    "[workflow]\nd = { e = 1979-05-27 07:32 }\n",
+    "[workflow]\r\na = 1\r\r\nb = 2\n",
+    "# c\r\r\n[workflow]\n",
+    '[workflow]\r\na = """x\r\r\ny"""\r\n',
+  ];
+  // TOML 1.0 all the same: escaped backslashes, literal strings, comments, arrays over lines inside braces, seconds, CRLF.
+  const accepted = [
+    "[workflow] # { a = 1, } \"\\e\"",
+    'a = "C:\\\\xfiles \\\\e \\u00e9"',
+    "b = 'C:\\x41 \\e { c = 1, }'",
+    "c = '''\\e\r\n'''",
+    'd = { e = "{ f = 1, }", g = [1,\r\n  2, # two,\r\n] }',
+    // Apart, as JSON has no times: --key workflow leaves them out.
+    "[times]",
+    "t = { h = 07:32:00, i = 1979-05-27 07:32:00Z }",
+  ].join("\r\n");
+  const runs = [];
+  for (const text of [...refused, accepted]) {
+    writeFileSync(layer, text);
+    const run = await both(tree, ["--skill", join(tree, ".claude/skills/bmad-prd"), "--key", "workflow"]);
+    runs.push({ ...run, label: JSON.stringify(text) });
+  }
+  expectSame(runs);
+  expect(runs.map((r) => r.python.exitCode)).toEqual([...refused.map(() => 1), 0]);
+  expect(runs.at(-1)!.python.stdout).toContain('"C:\\\\xfiles \\\\e é"');
+});

@@ -73,7 +73,7 @@ const forgeArgs = ["--project-root", project, "--skill", forge];
 
 it("resolves the installed roster, groups and parties as resolve_party.py and resolve_personas.py do", async () => {
   await compare(PARTY, [
-    ...[[], ["--list-groups"], ["--party", "crit"], ["--party", "nope"]].map((extra) => [...base, ...extra]),
+    ...[[], ["--list-groups"], ["--party", "crit"], ["--party", "nope"], ["--party", ""], ["--party="]].map((extra) => [...base, ...extra]),
     ["--project-root", "project", "--skill", "project/.claude/skills/bmad-party-mode/"],
     ["--skill", skill],
     ["--help"],
@@ -85,7 +85,7 @@ it("merges team and user overrides of groups and members as they do", async () =
   mkdirSync(join(project, "_bmad/custom"), { recursive: true });
   writeFileSync(join(project, "_bmad/custom/bmad-party-mode.toml"), OVERRIDE);
   writeFileSync(join(project, "_bmad/custom/bmad-party-mode.user.toml"), USER_OVERRIDE);
-  await compare(PARTY, [[], ["--list-groups"], ["--party", "crit"], ["--party", "open"], ["--party", "no id"]].map((extra) => [...base, ...extra]));
+  await compare(PARTY, [[], ["--list-groups"], ["--party", "crit"], ["--party", "open"], ["--party", "no id"], ["--party", ""]].map((extra) => [...base, ...extra]));
   await compare(FORGE, [forgeArgs]);
 });
 

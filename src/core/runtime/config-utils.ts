@@ -11,6 +11,7 @@ import { parseBoundedToml, TooHeavy } from "../yaml.js";
 export class ConfigError extends Error {}
 
 const KEYED_MERGE_FIELDS = ["code", "id"] as const;
+const LONE_CR = /\r(?!\n)/;
 
 /** TOML as Python's tomllib returns it: tables as Maps (keys in `order`, where given), integers as bigint, floats
  *  as number. */
@@ -28,8 +29,10 @@ export function parseToml(text: string): PyDict {
   // tomllib reads no byte-order mark; smol-toml would skip it.
   if (text.startsWith("\ufeff")) throw new PyError("TOMLDecodeError", "Invalid statement (at line 1, column 1)");
   try {
-    // tomllib reads CRLF as LF (inside multi-line strings too); smol-toml keeps the CR.
-    const lf = text.replaceAll("\r\n", "\n");
+    // tomllib reads CRLF as LF (inside multi-line strings too); smol-toml keeps the CR. A lone CR is refused by both,
+    // where it stands: read as it is, `\r\r\n` would not become a CRLF that both accept.
+    const lf = LONE_CR.test(text) ? text : text.replaceAll("\r\n", "\n");
+    // tomlKeyOrder also refuses what TOML 1.1 (smol-toml) allows and tomllib (TOML 1.0) does not.
     return toPy(parseBoundedToml(text, () => parse(lf, { integersAsBigInt: true })), tomlKeyOrder(lf)) as PyDict;
   } catch (error) {
     if (error instanceof TooHeavy) throw new PyError("TOMLDecodeError", `The file ${error.message} (at line 1, column 1)`);

@@ -133,7 +133,8 @@ export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> 
     }
     const [agents, agentsOk] = await loadAgents(ctx, root);
     const collective = buildCollective(agents, get(workflow, "party_members", []));
-    if (args.party !== undefined) {
+    // Python's `if args.party:` reads an empty --party as none given.
+    if (args.party) {
       const g = findGroup(groups, args.party as string);
       if (!g) emit(new Map<string, PyValue>([["error", "unknown_group"], ["requested", args.party as string], ["available", groupMenu(groups)]]));
       else emit(new Map([...groupDetail(g, collective), ["party_mode", partyMode]]));
