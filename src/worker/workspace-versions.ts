@@ -14,7 +14,6 @@ import { PureMemo } from "./pure-memo.js";
 import { FoldedNames } from "../core/workspace/folded-names.js";
 import type { Glob } from "../core/catalog/glob.js";
 import { CountBudget, countedLines, linesChanged, SHOWN_AUTHORS, SHOWN_VERSIONS, type ChangedSince } from "../core/workspace/changed-since.js";
-import { TOOL } from "../core/surface/names.js";
 import * as z from "zod";
 import { allBy, authorsByLine, authorsByStoredLine, byOthers, carryAuthors, droppedBy, matchLines, samePerson, soleAuthor, splitLines, type ByOthers, type EntryLines, type LineAuthors, type Person, type UnreadLines } from "../core/workspace/line-authors.js";
 
@@ -254,14 +253,15 @@ export class VersionedFiles {
     return fail("conflict", last.kept ? `${deleted} ${this.restoreSaid(last)}; then merge your change into it and retry with if_version ${last.version + 1}.` : `${deleted} None of its earlier versions can be restored now (bmad-files "history" lists them); writing it with if_version 0 makes a new file.`);
   }
 
-  /** How much changed from the caller's `from` to the head `to`, and where to see it, so that a small change is merged
-   *  without reading the whole file anew (review 446); nothing where `from` was never a version. */
+  /** How much changed from the caller's `from` to the head `to`, so that a small change is merged without reading the
+   *  whole file anew (review 446); nothing where `from` was never a version or the lines are not counted. No tool is
+   *  named for the diff: bmad-doc's is drawn for the user, in the views toolset a connection may lack (review 453). */
   private changeSize(path: string, from: number, to: number): string {
     const rows = this.sql.exec<CountedRow>(`SELECT version, size, sha256, ${KEPT} AS kept FROM versions WHERE path = ? AND version IN (?, ?)`, path, from, to).toArray();
     const was = rows.find((r) => r.version === from);
     if (!was) return "";
     const size = this.linesBetween(path, was, rows.find((r) => r.version === to), new CountBudget());
-    return ` (${size ? `${countedLines(size.added, size.removed)} since v${from}; ` : ""}${TOOL.bmadDoc}'s view diffs v${from} against v${to})`;
+    return size ? ` (${countedLines(size.added, size.removed)} since v${from})` : "";
   }
 
   /** The last change of `path` (its deletion, where it is deleted), as told to `by` in `zone`: who ("you" for them),

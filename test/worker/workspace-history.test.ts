@@ -766,7 +766,7 @@ describe("history with a glob (review 368)", () => {
     expect(lines[0]).toBe('2 files match "docs/**", the newest change first:');
     expect(lines[1]).toMatch(new RegExp(`^docs/prd\\.md v2 by ${mallory.email.replace(/\./g, "\\.")} at [^;]+; \\+1 −1 lines since your v1$`));
     expect(lines[2]).toMatch(new RegExp(`^docs/brief\\.md v1 by ${olive.email.replace(/\./g, "\\.")} at [^;]+$`));
-    expect(lines[3]).toBe(`"history" with one file's path lists its versions; ${TOOL.bmadDoc} shows a file's versions and diffs any two.`);
+    expect(lines[3]).toBe(`"history" with one file's path lists its versions; where views are shown, ${TOOL.bmadDoc} (the views toolset) diffs any two.`);
     expect(out.structured.files).toEqual([
       expect.objectContaining({ path: "docs/prd.md", version: 2, author: mallory.email, changed_since: { yours: 1, versions: [2], count: 1, by: [mallory.email], added: 1, removed: 1, allOthers: true } }),
       expect.not.objectContaining({ changed_since: expect.anything() }),

@@ -1761,7 +1761,7 @@ describe("another's change in the way", () => {
     const stale = await owner.files({ action: "write", project: room, path, content: "# PRD\n", if_version: 1 });
     expect(stale.text).toMatch(new RegExp(`^Conflict: ${literally(path)} is at version 2 \\(by ${literally(member.email)}, ${pacific}\\), not version 1\\.`));
     // With the change's size and where to see it, so that a small change is merged without reading it all (review 446).
-    expect(stale.text).toMatch(/, not version 1\. Read it \(\+1 −0 lines since v1; bmad-doc's view diffs v1 against v2\), merge your change, and retry with if_version 2\.$/);
+    expect(stale.text).toMatch(/, not version 1\. Read it \(\+1 −0 lines since v1\), merge your change, and retry with if_version 2\.$/);
     // A delete over the member's newer version says whose work it would remove, and asks the user (review 322).
     expect((await owner.files({ action: "delete", project: room, path, if_version: 1 })).text).toMatch(new RegExp(`\\), not version 1\\. Nothing was changed: version 2 is ${literally(member.email)}'s newer work, which this delete would replace\\. Read it, and ask your user whether to delete it still \\(if_version 2\\)\\.$`));
     expect((await member.files({ action: "delete", project: room, path })).isError).toBe(false);

@@ -546,7 +546,7 @@ export const bmadFilesTool = defineTool({
 function changedFilesText(glob: string, changed: ChangedFile[], more: number, show: (at: string) => string): string {
   const lines = changed.map((f) => `${f.path} v${f.version} ${byAt(f.author, show(f.at))}${f.changed_since ? `; ${changedSinceShort(f.changed_since)}` : ""}`);
   const rest = more ? `\n${n(more)} more changed earlier: a narrower glob lists them.` : "";
-  return `${n(changed.length + more)} files match ${JSON.stringify(glob)}, the newest change first:\n${lines.join("\n")}${rest}\n"history" with one file's path lists its versions; ${TOOL.bmadDoc} shows a file's versions and diffs any two.`;
+  return `${n(changed.length + more)} files match ${JSON.stringify(glob)}, the newest change first:\n${lines.join("\n")}${rest}\n"history" with one file's path lists its versions; where views are shown, ${TOOL.bmadDoc} (the views toolset) diffs any two.`;
 }
 
 /** A page of a file's history (HISTORY_PAGE versions, plus one that says there are more), ending with the call for
