@@ -71,8 +71,9 @@ type ComposeError = (source: number | [number, number] | { offset?: number }, co
 /** The text's YAML documents, composed until the first error, which is thrown (a YAMLParseError naming its line and
  *  column, with no text of the file): a planted file's thousands of errors each cost an Error, and with the package's
  *  pretty errors a scan of the text before each (review 63: 600 KB of `&a ` anchors took 41 s). Duplicate keys are
- *  not checked here (the package's check is quadratic in the keys: 40,000 took 36 s). */
-export function composeUntilError(text: string, options: ParseOptions & DocumentOptions & SchemaOptions = {}): Document.Parsed[] {
+ *  not checked here (the package's check is quadratic in the keys: 40,000 took 36 s). An error `readsItself` names
+ *  is passed over: the caller reads that part of the text its own way. */
+export function composeUntilError(text: string, options: ParseOptions & DocumentOptions & SchemaOptions = {}, readsItself?: (code: ErrorCode, offset: number) => boolean): Document.Parsed[] {
   // The first error found, thrown again wherever the package reports it anew (it catches a throw of a tag's resolver
   // and reports it as an error at the document's start).
   let first: YAMLParseError | undefined;
@@ -88,7 +89,8 @@ export function composeUntilError(text: string, options: ParseOptions & Document
   const composer = new Composer({ ...options, uniqueKeys: false, logLevel: "silent" });
   // The composer reports each error through this (typed private, assigned in its constructor): the first one ends it.
   (composer as unknown as { onError: ComposeError }).onError = (source, code, message, warning) => {
-    if (!warning) throw stop(typeof source === "number" ? source : Array.isArray(source) ? source[0] : (source.offset ?? 0), code, message);
+    const offset = typeof source === "number" ? source : Array.isArray(source) ? source[0] : (source.offset ?? 0);
+    if (!warning && !readsItself?.(code as ErrorCode, offset)) throw stop(offset, code, message);
   };
   function* tokens() {
     for (const token of new Parser().parse(text)) {

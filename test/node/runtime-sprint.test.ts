@@ -255,6 +255,7 @@ describe("sprint_status.py", () => {
       upd(`${F.HEAD}${F.STAMPS.map((stamp, i) => `t${i}: ${stamp}`).join("\n")}\ndevelopment_status:\n  epic-1-retrospective: optional\n`, "--set-retro-done"),
       upd(`${F.HEAD}development_status: &d\n  epic-1-retrospective: optional\nother: *d\nmeta: &m\n  k: 1\n`, "--set-retro-done"),
       upd(F.MERGED, "--set-retro-done"),
+      ...F.ESCAPED_BREAKS.map((body) => upd(body, "--set-retro-done", "--date", "01-02-2026 10:00")),
       // An anchored scalar the run replaces, aliased elsewhere: the alias is written in full, anchored (review 106).
       upd(`${F.HEAD.replace(/^last_updated: /m, "last_updated: &l ")}development_status:\n  epic-1-retrospective: optional\nother: *l\n`, "--set-retro-done", "--date", "08-01-2026 14:30"),
       // A merge in a flow map, and one tagged !!merge, written back as merges (review 105: `'<<'` and `Symbol(<<)`).
@@ -301,7 +302,7 @@ describe("sprint_status.py", () => {
         upd("development_status: [unclosed\n", "detect-epic"),
         upd("a: 1\na: 2\n"),
         upd(`${F.HEAD}other: *alias\n`),
-        ...F.REFUSED.map((body) => upd(body, "--set-retro-done")),
+        ...[...F.REFUSED, ...F.QUOTED_MARKERS].map((body) => upd(body, "--set-retro-done")),
         ...F.STRAY_VALUES.flatMap((body) => [upd(body, "detect-epic"), upd(body, "--date", "01-02-2026 09:05")]),
         upd(F.RETRO_FIXTURE, "--add-action", "[{"),
         upd(F.RETRO_FIXTURE, "--set-action-status", "nope"),

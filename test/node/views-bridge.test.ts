@@ -35,12 +35,13 @@ async function bridge(capabilities: Record<string, unknown>, env: Record<string,
 }
 
 const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args });
-/** BMAD's own sprint_status.py detect-epic on the project's sprint file, parsed. */
-const detectEpic = async () => {
-  const script = join(PKG, "bmad-method/src/bmm-skills/ship/bmad-retrospective/scripts/sprint_status.py");
-  const out = await promisify(execFile)("python3", [script, "detect-epic", "--file", join(tmp.dir, SPRINT)], { cwd: ROOT, env: { PATH: process.env.PATH!, PYTHONPATH: PY_DEPS } });
+/** One of BMAD's own sprint scripts (under bmm-skills) with `args`, its answer parsed. */
+const sprintScript = async (script: string, ...args: string[]) => {
+  const out = await promisify(execFile)("python3", [join(PKG, "bmad-method/src/bmm-skills", script), ...args], { cwd: ROOT, env: { PATH: process.env.PATH!, PYTHONPATH: PY_DEPS } });
   return JSON.parse(out.stdout) as Record<string, unknown>;
 };
+/** BMAD's own sprint_status.py detect-epic on the project's sprint file, parsed. */
+const detectEpic = () => sprintScript("ship/bmad-retrospective/scripts/sprint_status.py", "detect-epic", "--file", join(tmp.dir, SPRINT));
 /** `run` with the project's sprint file holding `text`, then the file as it was. */
 async function withSprint(text: string | Uint8Array, run: () => Promise<void>): Promise<void> {
   const before = readFileSync(join(tmp.dir, SPRINT), "utf8");
@@ -823,18 +824,39 @@ describe("the views on the bridge", () => {
   });
 
   // Review 434: ruamel.yaml reads U+2028, U+2029 and U+0085 as line breaks, the port did not: a move rewrote another
-  // key's value as Python reads it.
-  it("neither shows nor moves a sprint file holding a line break only BMAD's Python reads", async () => {
+  // key's value as Python reads it. In a plain value or a comment (which ruamel refuses) it still may.
+  it("neither shows nor moves a sprint file holding a line break only BMAD's Python reads outside quotes", async () => {
     for (const odd of ["\u2028", "\u2029", "\u0085"]) {
-      const text = `development_status:\n  epic-1: in-progress\n  1-1-add-a-todo: backlog\nx: ${odd}sep\n`;
-      await withSprint(text, async () => {
-        for (const args of [{}, { story: "1-1-add-a-todo", status: "done" }]) {
-          const answer = await call("bmad-board", args);
-          expect([answer.isError, toolText(answer)]).toEqual([true, `${SPRINT} line 4 holds ⟦U+${odd.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}⟧, which BMAD's sprint scripts read as a line break: replace it with a newline or remove it (bmad-files edit), then show the board again.`]);
-        }
-        expect(readFileSync(join(tmp.dir, SPRINT), "utf8")).toBe(text);
-      });
+      for (const last of [`x: ${odd}sep`, `# a ${odd}comment`]) {
+        const text = `development_status:\n  epic-1: in-progress\n  1-1-add-a-todo: backlog\n${last}\n`;
+        await withSprint(text, async () => {
+          for (const args of [{}, { story: "1-1-add-a-todo", status: "done" }]) {
+            const answer = await call("bmad-board", args);
+            expect([answer.isError, toolText(answer)]).toEqual([true, `${SPRINT} line 4 holds ⟦U+${odd.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}⟧, which BMAD's sprint scripts read as a line break: replace it with a newline or remove it (bmad-files edit), then show the board again.`]);
+          }
+          expect(readFileSync(join(tmp.dir, SPRINT), "utf8")).toBe(text);
+        });
+      }
     }
+  });
+
+  // Review 453: sprint_plan.py generate --project $'Todo\u2028App' writes it quoted, folded as ruamel folds it, and BMAD's
+  // scripts read it; the board refused it, and told the user to rename the project.
+  it("shows and moves a sprint file holding such a line break in quotes, as sprint_plan.py writes a project's name", async () => {
+    const head = "generated: 01-02-2026 10:00\nlast_updated: 01-02-2026 10:00\nproject: 'Todo\u2028  App'\nproject_key: NOKEY\ntracking_system: file-system\nstory_location: _bmad-output/implementation-artifacts\n";
+    await withSprint(`${head}development_status:\n  epic-1: in-progress\n  1-1-add-a-todo: backlog\n  1-2-clear-todos: backlog\n  epic-1-retrospective: optional\n`, async () => {
+      const board = await call("bmad-board", {});
+      expect(board.isError, toolText(board)).toBeFalsy();
+      expect(toolText(board).split("\n")[1]).toBe("epic-1 [in-progress, retrospective optional]: 1-1-add-a-todo=backlog, 1-2-clear-todos=backlog");
+      const moved = await call("bmad-board", { story: "1-1-add-a-todo", status: "done" });
+      expect(toolText(moved).split("\n")[0]).toBe("Moved 1-1-add-a-todo from backlog to done.");
+      const written = readFileSync(join(tmp.dir, SPRINT), "utf8");
+      expect(written).toContain("project: 'Todo\u2028  App'\n");
+      expect(written).toContain("  1-1-add-a-todo: done\n");
+      const status = join(tmp.dir, SPRINT);
+      expect(await sprintScript("plan/bmad-sprint-planning/scripts/sprint_plan.py", "validate", "--status-file", status)).toMatchObject({ ok: true, valid: true, problems: [] });
+      expect(await detectEpic()).toMatchObject({ epic: 1, done_stories: ["1-1-add-a-todo"], pending_stories: ["1-2-clear-todos"] });
+    });
   });
 
   // Review 434: a config naming a folder outside the project was said to name none.

@@ -91,6 +91,10 @@ export interface YDoc {
    *  442: a blank line after the last `development_status:` stayed above the keys added), or an alias (its line
    *  comment then on a line of its own, at its column). */
   end?: Chunk;
+  /** Where the first U+0085, U+2028 or U+2029 outside a quoted scalar is: the port reads those in quotes as ruamel
+   *  does, and others not always (in a comment, which ruamel refuses; in a plain value, where a `#` after one starts a
+   *  comment to ruamel; in a block scalar; between tokens). */
+  unquotedBreak?: number;
 }
 
 // ruamel's VersionedResolver for YAML 1.2: which plain scalars are not strings. Anchored alternations of single
@@ -138,6 +142,7 @@ const COMPLEX_KEY = "a key that is a mapping or list (`? a: b`, `[a]:`) is not s
 const STRAY_VALUE = "while parsing a block mapping\nexpected <block end>, but found '<block mapping start>'";
 /** Line breaks to ruamel's scanner that the `yaml` package reads as text. */
 const UNICODE_BREAK = /[\x85\u2028\u2029]/;
+const UNICODE_BREAKS = /[\x85\u2028\u2029]/g;
 /** Every line break to ruamel's scanner. */
 const LINE_BREAKS = new Set(["\r", "\n", "\x85", "\u2028", "\u2029"]);
 
@@ -158,7 +163,10 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
   // keys held a project 3.5 s), with its message.
   let parsed;
   try {
-    parsed = composeUntilError(text, { schema: "failsafe", keepSourceTokens: true, version: "1.2" })[0];
+    // `\` before one of those breaks in double quotes is an escaped line break to ruamel, an invalid escape to the
+    // package: ruamelFlowScalar reads that scalar again from its source.
+    const escapedBreak = (code: string, offset: number) => code === "BAD_DQ_ESCAPE" && UNICODE_BREAK.test(text[offset + 1] ?? "");
+    parsed = composeUntilError(text, { schema: "failsafe", keepSourceTokens: true, version: "1.2" }, escapedBreak)[0];
   } catch (error) {
     if (!(error instanceof YAMLParseError)) throw error;
     // The package refuses a flow collection as a key after a map's first one ("Map comment with trailing content"):
@@ -176,12 +184,15 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
   const unicodeBreaks = UNICODE_BREAK.test(text);
   // Where a tab may stand: in a quoted or block scalar, or a flow collection (ruamel skips tabs there only).
   const tabSpans: Array<[number, number]> = [];
+  // The quoted scalars, where those breaks are read as ruamel reads them (YDoc.unquotedBreak).
+  const quotedSpans: Array<[number, number]> = [];
   // The values merge keys take in, counted over the file (review 105: 2,000 aliases of 3,000 keys took 46 s).
   const mergeBudget = { left: SPRINT_MAX_ENTRIES };
 
   const scalar = (node: Scalar): YScalar => {
     const style = STYLES[node.type ?? "PLAIN"] ?? "";
     if (style) tabSpans.push([node.range![0], node.range![1]]);
+    if (unicodeBreaks && (style === "'" || style === '"')) quotedSpans.push([node.range![0], node.range![1]]);
     // The yaml package reads `!!merge <<` as a symbol: its text is `<<` (review 105: written back as `Symbol(<<)`).
     // It reads `!!timestamp` as a Date: the text is its token's, unquoted (a timestamp holds no escapes).
     const stampSource = () => ((node.srcToken as { source?: string } | undefined)?.source ?? "").replace(/^(["'])(.*)\1$/s, "$2");
@@ -331,7 +342,19 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
   const { yaml, tags } = parsed.directives;
   const declared = Object.entries(tags).filter(([handle, prefix]) => !(handle === "!!" && prefix === CORE)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const directives = [...(yaml.explicit ? [`%YAML ${yaml.version}`] : []), ...declared.map(([handle, prefix]) => `%TAG ${handle} ${prefix}`)];
-  return { doc: { directives, tags: new Map([[CORE, "!!"], ["!", "!"], ...declared.map(([handle, prefix]): [string, string] => [prefix, handle])]), start, root, ...(end ? { end } : {}) } };
+  const unquotedBreak = unicodeBreaks ? breakOutside(text, quotedSpans) : undefined;
+  return { doc: { directives, tags: new Map([[CORE, "!!"], ["!", "!"], ...declared.map(([handle, prefix]): [string, string] => [prefix, handle])]), start, root, ...(end ? { end } : {}), ...(unquotedBreak === undefined ? {} : { unquotedBreak }) } };
+}
+
+/** Where the first U+0085, U+2028 or U+2029 outside the `quoted` spans is, if any: one pass. */
+function breakOutside(text: string, quoted: Array<[number, number]>): number | undefined {
+  quoted.sort((a, b) => a[0] - b[0]);
+  let s = 0;
+  for (const { index } of text.matchAll(UNICODE_BREAKS)) {
+    while (s < quoted.length && quoted[s]![1] <= index) s++;
+    if (s === quoted.length || quoted[s]![0] > index) return index;
+  }
+  return undefined;
 }
 
 /** int(text) of a YAML 1.2 int, as ruamel reads it. */
@@ -444,7 +467,7 @@ function ruamelFlowScalar(source: string, style: FlowStyle): string {
       i = Math.max(j, i + 1);
       continue;
     }
-    const [end, breaks] = breakRun(body, j);
+    const [end, breaks] = breakRun(body, j, style !== "");
     const folded = escapedBreak ? breaks.slice(1).join("") : breaks[0] !== "\n" ? breaks.join("") : breaks.length > 1 ? breaks.slice(1).join("") : " ";
     out += body.slice(from, i) + (style === "" && (i === 0 || end === body.length) ? "" : style === '"' ? escapeBreaks(folded) : folded);
     [from, i] = [end, end];
@@ -456,18 +479,22 @@ function ruamelFlowScalar(source: string, style: FlowStyle): string {
 }
 
 /** The line breaks from `at` (one) on, blanks between them skipped, as ruamel's scan_line_break gives them: `\r\n`,
- *  `\r` and U+0085 as `\n`. Returns where the run's blanks end. */
-function breakRun(body: string, at: number): [number, string[]] {
+ *  `\r` and U+0085 as `\n`. Returns where the run's blanks end. In quotes, a document marker opening a line after
+ *  one is ruamel's error. */
+function breakRun(body: string, at: number, quoted: boolean): [number, string[]] {
   const breaks: string[] = [];
   let i = at;
   for (;;) {
     const ch = body[i]!;
     i += ch === "\r" && body[i + 1] === "\n" ? 2 : 1;
+    if (quoted && DOCUMENT_MARKER.test(body.slice(i, i + 4))) throw new PyError("ScannerError", "while scanning a quoted scalar\nfound unexpected document separator");
     breaks.push(ch === "\u2028" || ch === "\u2029" ? ch : "\n");
     while (body[i] === " " || body[i] === "\t") i++;
     if (!LINE_BREAKS.has(body[i] ?? "")) return [i, breaks];
   }
 }
+
+const DOCUMENT_MARKER = /^(?:---|\.\.\.)[ \t\r\n\x85\u2028\u2029]/;
 
 const escapeBreaks = (folded: string): string => folded.replace(/[\n\u2028\u2029]/g, (ch) => (ch === "\n" ? "\\n" : ch === "\u2028" ? "\\L" : "\\P"));
 

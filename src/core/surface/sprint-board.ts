@@ -56,19 +56,24 @@ function tooBig(path: string, data: Uint8Array): string | undefined {
   return past && `${path} is not read: ${past} (a sprint's status is tens of KB). Trim it with bmad-files, or run bmad-sprint-planning again.`;
 }
 
-/** Characters ruamel.yaml (YAML 1.1), and so BMAD's sprint scripts, read as line breaks, and the port's loader does not. */
+/** Characters ruamel.yaml (YAML 1.1), and so BMAD's sprint scripts, read as line breaks, and the `yaml` package does not. */
 const PYTHON_LINE_BREAK = /[\u0085\u2028\u2029]/;
 
 /** The file's text, or why neither the board nor a move reads it: a byte that is not UTF-8 would come back as U+FFFD in
- *  the user's comment, where BMAD's Python refuses the file (review 275); a line break only Python reads would have the
- *  two read another value, or a move write one (review 434: `x: \u2028sep` came back `x: '\u2028  sep'`). Both say it alike. */
+ *  the user's comment, where BMAD's Python refuses the file (review 275); a line break only Python reads, where the
+ *  port may read it otherwise, would have the two read another value, or a move write one (review 434: `x: \u2028sep`
+ *  came back `x: '\u2028  sep'`). In quotes the port reads it as Python does (review 453: sprint_plan.py's own
+ *  `project: 'Todo\u2028  App'` was refused), and the file is loaded to tell only where one is found. Both say it alike. */
 function statusText(path: string, data: Uint8Array): Result<{ text: string }> {
   const text = utf8Text(data);
   if (text === undefined) return { ok: false, error: `${path} is not UTF-8: save it as UTF-8 (BMAD's sprint scripts refuse it too).` };
-  const odd = PYTHON_LINE_BREAK.exec(text);
-  if (!odd) return { ok: true, text };
-  const line = text.slice(0, odd.index).split("\n").length;
-  return { ok: false, error: `${path} line ${line} holds ${showName(odd[0])}, which BMAD's sprint scripts read as a line break: replace it with a newline or remove it (bmad-files edit), then show the board again.` };
+  if (!PYTHON_LINE_BREAK.test(text)) return { ok: true, text };
+  // A file the port refuses is said so by the load after this one.
+  const loaded = loadYaml(text);
+  const at = "doc" in loaded ? loaded.doc.unquotedBreak : undefined;
+  if (at === undefined) return { ok: true, text };
+  const line = text.slice(0, at).split("\n").length;
+  return { ok: false, error: `${path} line ${line} holds ${showName(text[at]!)}, which BMAD's sprint scripts read as a line break: replace it with a newline or remove it (bmad-files edit), then show the board again.` };
 }
 
 /** The project's sprint plan, where BMAD's sprint scripts keep it: the config's implementation_artifacts folder's
