@@ -89,7 +89,8 @@ describe("the completion contract's processes", () => {
     expect(elapsed).toBeGreaterThanOrEqual(1500);
     // The grace is 0.5 s; the rest is room for a loaded machine (CI once took 3.09 s). Its child sleeps 300 s.
     expect(elapsed).toBeLessThan(1500 + 3000);
-    expect(run.structuredContent).toMatchObject({ status: "FAIL", output: expect.stringContaining("started go in project") });
+    expect(run.structuredContent).toMatchObject({ status: "FAIL" });
+    expect(toolText(run)).toContain("started go in project");
     expect(toolText(run)).toContain("[killed after 1.5 s]");
     const { script, sleeper } = await pids();
     await gone(script, 500);
@@ -181,6 +182,14 @@ describe("where a code skill's tests and builds run", () => {
   // What the user does to set the contract up is said where a test line is refused, not in every render.
   const checks = "; tests and builds: ask the user to run them and paste the output.\n";
   const userRuns = (toDo: string) => `bmad-run runs BMAD's Python scripts, not the project's code. Ask the user to run \`npm test\` and paste its output. (run_completion_contract runs the project's checks once the user has ${toDo}.)`;
+  // A git line the bridge does not run says the contract's state in the same words (review 455: it said the contract
+  // runs the checks where it had no script or was not allowed, and named a baseline commit for a `git commit`).
+  const gitCommit = async (c: Client) => {
+    const refused = toolText(await c.callTool({ name: "bmad-run", arguments: { command: "git commit -m wip" } }));
+    expect(refused).toMatch(/^bmad-run runs BMAD's Python scripts and, of git, read-only lines only \(git status .*\); "commit" is not one of them\. /);
+    return refused.slice(refused.indexOf("Ask the user"));
+  };
+  const gitEnds = (toDo?: string) => `Ask the user to run the git command and give you its output: the project is their clone. run_completion_contract runs the project's checks ${toDo ? `once the user has ${toDo}` : "(tests, build: its _bmad/_config/custom/cc-verify.sh)"}.`;
 
   // A bridge keeps its renders until its bundle is rebuilt, once its watcher sees _bmad/ change: the block follows the file.
   const blockOnce = async (c: Client, says: string) => {
@@ -191,19 +200,23 @@ describe("where a code skill's tests and builds run", () => {
     return blockOf(c);
   };
 
-  it("is the contract where it is set up, else the user, with what the contract still needs", async () => {
+  it("is the contract where it is set up, else the user, with what the contract still needs, for a test line and a git line alike", async () => {
     const client = await served();
     expect(await blockOf(client)).toContain("; tests and builds: run_completion_contract runs this project's checks (its _bmad/_config/custom/cc-verify.sh).\n");
     expect(await npmTest(client)).toMatch(/^bmad-run runs BMAD's Python scripts, not the project's code\. run_completion_contract runs the project's checks/);
+    expect(await gitCommit(client)).toBe(gitEnds());
     const unallowed = await connectBridge(bridge, dir, { env: env(60_000) });
     const contract = join(dir, "_bmad/_config/custom/cc-verify.sh");
     try {
       expect(await blockOf(unallowed.client)).toContain(checks);
       expect(await npmTest(unallowed.client)).toBe(userRuns(allowed));
+      expect(await gitCommit(unallowed.client)).toBe(gitEnds(allowed));
       renameSync(contract, `${contract}.away`);
       expect(await npmTest(unallowed.client)).toBe(userRuns(`${created} and ${allowed}`));
+      expect(await gitCommit(unallowed.client)).toBe(gitEnds(`${created} and ${allowed}`));
       expect(await blockOnce(client, checks)).toContain(checks);
       expect(await npmTest(client)).toBe(userRuns(created));
+      expect(await gitCommit(client)).toBe(gitEnds(created));
     } finally {
       await unallowed.close();
       if (existsSync(`${contract}.away`)) renameSync(`${contract}.away`, contract);
@@ -219,7 +232,10 @@ describe("the completion contract's environment", () => {
     writeFileSync(join(dir, "SHOW_ENV"), "");
     try {
       const run = await (await served()).callTool({ name: "run_completion_contract", arguments: {} });
-      expect(run.structuredContent).toMatchObject({ status: "PASS", output: `started auto in project\ntoken=unset project=${dir}\n` });
+      const output = `started auto in project\ntoken=unset project=${dir}\n`;
+      expect(toolText(run).replace(/^PASS in \d+ ms\n/, "")).toBe(output);
+      // The output goes out once, in the text (review 455: it was sent twice); structuredContent says its size.
+      expect(run.structuredContent).toEqual({ status: "PASS", duration_ms: expect.any(Number), output_bytes: Buffer.byteLength(output) });
     } finally {
       rmSync(join(dir, "SHOW_ENV"));
     }
@@ -231,7 +247,8 @@ describe("working_dir", () => {
     rmSync(join(dir, "ESCAPE"), { force: true });
     const client = await served();
     const run = await client.callTool({ name: "run_completion_contract", arguments: { stack: "go", working_dir: "..dots" } });
-    expect(run.structuredContent).toMatchObject({ status: "PASS", output: "started go in ..dots\n" });
+    expect(run.structuredContent).toMatchObject({ status: "PASS" });
+    expect(toolText(run)).toMatch(/^PASS in \d+ ms\nstarted go in \.\.dots\n$/);
     expect((await client.callTool({ name: "run_completion_contract", arguments: { working_dir: "sub/../..dots" } })).structuredContent).toMatchObject({ status: "PASS" });
   });
 

@@ -872,4 +872,30 @@ describe("a planned project asked where it stands (review 273)", () => {
     // With the call that reopens the step, as Next gives calls: the bridge's one project is its folder (review 385).
     expect(await status()).toMatch(new RegExp(`\\n- \`${prd}\` changed \\(v\\d+, [^)]+\\) after \`${spine}\` \\(v\\d+, [^)]+\\) was last written: check that bmad-architecture's output still follows it \\(bmad \\{"command":"\\*bmad-architecture"\\}\\)\\.\\n`));
   });
+
+  it("says nothing of the sprint plan changed after a spec: later skills move its stories by design (review 455)", async () => {
+    const dir = project("sprint-synced");
+    const epics = "_bmad-output/planning-artifacts/epics.md";
+    const sprint = "_bmad-output/implementation-artifacts/sprint-status.yaml";
+    const spec = "_bmad-output/implementation-artifacts/spec-1-1-add-numbers.md";
+    const plan = (status: string) => `development_status:\n  epic-1: in-progress\n  1-1-add-numbers: ${status}\n`;
+    mkdirSync(join(dir, dirname(sprint)), { recursive: true });
+    mkdirSync(join(dir, dirname(epics)), { recursive: true });
+    writeFileSync(join(dir, epics), "# Epics\n\n## Story 1.1: Add numbers\n");
+    writeFileSync(join(dir, sprint), plan("in-progress"));
+    const hourAgo = Date.now() / 1000 - 3600;
+    for (const path of [epics, sprint]) utimesSync(join(dir, path), hourAgo, hourAgo);
+    const client = await connect(dir);
+    const status = async () => text(await client.callTool({ name: "get_workflow_status", arguments: {} }));
+    const write = async (path: string, content: string) => expect((await client.callTool({ name: "bmad-files", arguments: { action: "write", path, content } })).isError === true).toBe(false);
+    // bmad-build's step-05: the spec done, then the story synced to review in the sprint plan, as BMAD's
+    // sync-sprint-status.md says; code-review's render is read next.
+    await write(spec, "---\nstatus: done\n---\n# Spec 1.1\n");
+    await write(sprint, plan("review"));
+    expect(await status()).not.toContain("was last written");
+    expect(text(await client.callTool({ name: "bmad", arguments: { command: "*bmad-code-review" } }))).not.toContain("was last written");
+    // The epics changed after both still say so: the plan is passed over as an earlier document only.
+    await write(epics, "# Epics\n\n## Story 1.1: Add numbers and subtract them\n");
+    expect(await status()).toMatch(new RegExp(`\\n- \`${epics}\` changed \\(v\\d+, [^)]+\\) after \`${spec}\` \\(v\\d+, [^)]+\\) was last written: check that bmad-build's output still follows it \\(bmad \\{"command":"\\*bmad-build"\\}\\)\\.\\n`));
+  });
 });

@@ -10,7 +10,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { Client as ModernClient } from "@modelcontextprotocol/client";
 import { StdioClientTransport as ModernStdioTransport } from "@modelcontextprotocol/client/stdio";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { cachedInstall, csvRows, install, madeOnce, PKG, tempDir } from "./helpers.js";
+import { cachedInstall, csvRows, install, madeOnce, PKG, tempDir, toolText } from "./helpers.js";
 import { TOOLSET_NAMES } from "../../src/core/surface/toolsets.js";
 
 const tmp = tempDir("bridge");
@@ -158,15 +158,18 @@ describe("file-system tools", () => {
 
   it("runs the completion contract: PASS, FAIL with output, killed at the timeout", async () => {
     const pass = await call(client, "run_completion_contract", { stack: "typescript", working_dir: "sub" });
-    expect(pass.structuredContent).toMatchObject({ status: "PASS", output: "verify typescript in sub\n" });
+    expect(pass.structuredContent).toMatchObject({ status: "PASS", output_bytes: "verify typescript in sub\n".length });
+    expect(toolText(pass)).toMatch(/^PASS in \d+ ms\nverify typescript in sub\n$/);
     writeFileSync(join(dir, "FAIL"), "");
     const failed = await call(client, "run_completion_contract", {});
-    expect(failed.structuredContent).toMatchObject({ status: "FAIL", output: expect.stringContaining("broken") });
+    expect(failed.structuredContent).toMatchObject({ status: "FAIL" });
+    expect(toolText(failed)).toContain("broken");
     await run("rm", [join(dir, "FAIL")]);
     writeFileSync(join(dir, "HANG"), "");
-    const hung = (await call(client, "run_completion_contract", {})).structuredContent as { status: string; output: string; duration_ms: number };
-    expect(hung).toMatchObject({ status: "FAIL", output: expect.stringContaining("started") });
-    expect(hung.output).toContain("[killed after 1.5 s]");
+    const hangs = await call(client, "run_completion_contract", {});
+    const hung = hangs.structuredContent as { status: string; duration_ms: number };
+    expect(hung).toMatchObject({ status: "FAIL" });
+    expect(toolText(hangs)).toMatch(/started[\s\S]*\[killed after 1\.5 s\]/);
     expect(hung.duration_ms).toBeLessThan(10_000);
     await run("rm", [join(dir, "HANG")]);
   }, 30_000);

@@ -1062,6 +1062,30 @@ describe("a planned project's runtime block", () => {
     expect((await map(cy, as)).structuredContent.stale).toBeUndefined();
   });
 
+  it("says nothing of the sprint plan changed after a spec, in the status, a render and the map: later skills move its stories by design (review 455)", async () => {
+    const { bea, name, status } = await sharedGap("sprint-synced");
+    const [epics, sprint, spec] = [`${planning}/epics.md`, "_bmad-output/implementation-artifacts/sprint-status.yaml", "_bmad-output/implementation-artifacts/spec-1-1-add-numbers.md"];
+    const plan = (story: string) => `development_status:\n  epic-1: in-progress\n  1-1-add-numbers: ${story}\n`;
+    const write = (path: string, content: string) => bea.files({ action: "write", project: name, path, content });
+    const map = async () => {
+      const body = await (await rawCall(bea.token, "tools/call", { name: TOOL.bmadMap, arguments: { project: name } }, "?toolsets=default,views")).text();
+      return (JSON.parse(body.replace(/^event: message\ndata: /, "")) as { result: { structuredContent: { stale?: unknown } } }).result.structuredContent.stale;
+    };
+    await write(epics, "# Epics\n\n## Story 1.1: Add numbers\n");
+    await write(sprint, plan("in-progress"));
+    // bmad-build's step-05: the spec done, then the story synced to review in the sprint plan (BMAD's sync-sprint-status.md).
+    await write(spec, "---\nstatus: done\n---\n# Spec 1.1\n");
+    await write(sprint, plan("review"));
+    expect(await status()).not.toContain("was last written");
+    expect((await bea.call(TOOL.bmad, { command: "*bmad-code-review", project: name })).text).not.toContain("was last written");
+    expect(await map()).toBeUndefined();
+    // The epics changed after both still say so: the plan is passed over as an earlier document only, and is still a
+    // later one (sprint planning follows the epics).
+    await write(epics, "# Epics\n\n## Story 1.1: Add numbers and subtract them\n");
+    expect(await status()).toMatch(new RegExp(`\\n- \`${epics}\` changed \\(v2, [^)]+\\) after \`${spec}\` \\(v1, [^)]+\\) was last written: check that bmad-build's output still follows it`));
+    expect(await map()).toEqual([{ path: sprint, after: epics, skill: "bmad-sprint-planning" }, { path: spec, after: epics, skill: "bmad-build" }]);
+  });
+
   it("says nothing of an earlier step's document made after a later one's, nor of one that says again what it said then (reviews 377, 383)", async () => {
     const { bea, cy, name, as, status } = await sharedGap("made-after");
     const [prd, spine] = [`${planning}/prd.md`, `${planning}/ARCHITECTURE-SPINE.md`];

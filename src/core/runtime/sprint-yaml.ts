@@ -120,6 +120,9 @@ export const str = (text: string, style: Style = ""): YScalar => ({ kind: "scala
 export const int = (n: bigint): YScalar => ({ kind: "scalar", tag: "int", text: n.toString(), style: "" });
 export const emptyMap = (): YMapNode => ({ kind: "map", items: [], flow: false });
 
+/** The sprint plan's file name, in implementation_artifacts (BMAD's sprint-planning writes it). */
+export const SPRINT_STATUS_FILE = "sprint-status.yaml";
+
 const MAX_YAML_KEYS = 10_000;
 /** Lines and flow items a sprint status may hold: a key with its comments and blank lines, three times over. */
 export const SPRINT_MAX_ENTRIES = 3 * MAX_YAML_KEYS;

@@ -4,7 +4,7 @@
 import { staleVersion, type WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import { boardName, moveStoryText } from "../runtime/sprint-move.js";
-import { SPRINT_MAX_ENTRIES } from "../runtime/sprint-yaml.js";
+import { SPRINT_MAX_ENTRIES, SPRINT_STATUS_FILE } from "../runtime/sprint-yaml.js";
 import { parseBoundedYaml, pastYamlSize } from "../yaml.js";
 import type { Result } from "../result.js";
 import type { BundleReader } from "./reader.js";
@@ -20,7 +20,6 @@ import { utf8Text } from "../workspace/file-text.js";
 /** The columns, in BMAD's order (sprint_plan.py's STORY_RANK). */
 export const STORY_STATUSES = ["backlog", "ready-for-dev", "in-progress", "review", "done"] as const;
 const STORY = /^(\d+)-\d+[a-z]?-/;
-const FILE = "sprint-status.yaml";
 /** Epics and stories a board shows, at most (a sprint has tens): a writer's 29,000 entries drew 609,013 elements in
  *  20 s of the owner's view (review 33). The rest are counted, and the file says them all. */
 const MAX_EPICS = 100;
@@ -81,7 +80,7 @@ function statusText(path: string, data: Uint8Array): Result<{ text: string }> {
  *  name planted in a subfolder set the map's Next). */
 export async function sprintPlanPath(reader: BundleReader, runtime: ProjectRuntime): Promise<string | undefined> {
   const folder = projectFolder("implementation_artifacts", await configOf(reader, runtime), runtime.root);
-  return folder === undefined ? undefined : `${folder}/${FILE}`;
+  return folder === undefined ? undefined : `${folder}/${SPRINT_STATUS_FILE}`;
 }
 
 /** Why there is no sprint plan path: the config names no implementation_artifacts folder, or one outside the project

@@ -6,6 +6,7 @@ import { zonedTime } from "../runtime/time-zone.js";
 import { shownTime } from "../count.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { PlannedStep } from "./project-state.js";
+import { SPRINT_STATUS_FILE } from "../runtime/sprint-yaml.js";
 
 /** Lines said at most: a project rewritten from its brief up would otherwise name every step. */
 const MAX_STALE = 3;
@@ -17,6 +18,10 @@ export interface StaleDocument extends DocChange { skill: string; after: DocChan
 
 /** An earlier document's versions looked through for the one that was its head when a later document was written. */
 const LOOK_BACK = 20;
+/** Whether a document is the sprint plan, which no later step's document follows: BMAD's later skills write their stories'
+ *  statuses into it by design (review 455: bmad-build's own sync of a story to `review` said its done spec was stale),
+ *  and a spec follows its story in the epics, not the plan's list. Still judged as a later document (epics changed). */
+const isSprintPlan = (path: string): boolean => path.slice(path.lastIndexOf("/") + 1) === SPRINT_STATUS_FILE;
 /** What a document says, for comparing two of its versions: blank lines and spaces at line ends are no change of it. */
 const said = (text: string): string => text.split("\n").map((line) => line.trimEnd()).filter(Boolean).join("\n");
 
@@ -55,7 +60,7 @@ export async function staleDocuments(runtime: ProjectRuntime, steps: PlannedStep
     if (!mine || stale.length >= MAX_STALE) continue;
     for (const earlier of shown.slice(0, i).reverse()) {
       const theirs = changeOf.get(earlier.path);
-      if (!theirs || theirs.at <= mine.at || theirs.path === mine.path) continue;
+      if (!theirs || theirs.at <= mine.at || theirs.path === mine.path || isSprintPlan(theirs.path)) continue;
       if (!(await saysOtherThanAt(theirs, mine.at))) continue;
       stale.push({ ...mine, skill: later.skill, after: theirs });
       break;

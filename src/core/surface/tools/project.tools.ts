@@ -38,7 +38,9 @@ export const runCompletionContract = defineTool({
     const recorded = run.value.status === "FAIL" ? await recordFailure(deps, stack ?? "auto", working_dir, run.value.output) : undefined;
     const id = recorded?.ok ? recorded.id : undefined;
     const note = !recorded ? "" : recorded.ok ? `\n[recorded in the failure museum as CC-FAIL: ${recorded.id}]` : `\n[not recorded in the failure museum: ${recorded.error}]`;
-    return done(`${run.value.status} in ${run.value.duration_ms} ms\n${run.value.output}${note}`, { ...run.value, ...(id ? { failure_id: id } : {}) });
+    // The output goes out once, in the text; structuredContent says what a program needs of it (as bmad-run's answer).
+    const { output, ...summary } = run.value;
+    return done(`${run.value.status} in ${run.value.duration_ms} ms\n${output}${note}`, { ...summary, output_bytes: new TextEncoder().encode(output).byteLength, ...(id ? { failure_id: id } : {}) });
   },
 });
 

@@ -5,7 +5,7 @@ import { todayWhere } from "../../runtime/time-zone.js";
 import * as z from "zod";
 import { below, fillInFirst, isRunTimePlaceholder, otherProgram, READ_ONLY_GIT_LINES, readOnlyGitLine, runTimePlaceholderIn, splitCommandLine, takesStamp, unfilledPlaceholders, UNTRACKED_FILES, workTreeDiffPaths } from "../../runtime/command-line.js";
 import { gitNotes, withholdUnserved, type DiffSides } from "../git-output.js";
-import { BUNDLE_MOUNT, bundleRuntime, fromFsText, projectRelative, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
+import { BUNDLE_MOUNT, bundleRuntime, CONTRACT_SCRIPT, fromFsText, projectRelative, toFsWord, type ProjectRuntime } from "../../runtime/project.js";
 import { SCRIPT_READS, SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scripts.js";
 import { withBudget } from "../../runtime/budget.js";
 import type { GitRunner } from "../../runtime/context.js";
@@ -73,17 +73,28 @@ const NEEDS_GIT = new Set(["git_evidence.py"]);
 // As the render says it (review 79: "names {skill-root}" was looked for, and the render says "this skill's root is").
 const SKILL_ROOT_FIX = "it is the skill's own folder, which its rendered text gives in its runtime block (\"this skill's root is …\": a folder here, or a bmad:// URI); for a skill loaded over MCP, its skill:// folder.";
 
-/** Where git and the project's code run instead, by door (review 111: dev-story and code-review stalled on a refusal
- *  that said only what bmad-run runs). `why`: why the bridge runs not this git line. */
-function otherProgramAnswer(other: "git" | "code", bridge: boolean, why = "this line is not one of them"): string {
-  if (bridge) {
-    return other === "git"
-      ? `bmad-run runs BMAD's Python scripts and, of git, read-only lines only (${READ_ONLY_GIT_LINES}); ${why}. Ask the user to run the git command and give you its output (a baseline commit, a review's diff): the project is their clone. run_completion_contract runs the project's checks.`
-      : "bmad-run runs BMAD's Python scripts, not the project's code. run_completion_contract runs the project's checks (tests, build: its _bmad/_config/custom/cc-verify.sh); anything else, ask the user to run and give you its output.";
-  }
+/** Where git and the project's code run instead of in a workspace (review 111: dev-story and code-review stalled on a
+ *  refusal that said only what bmad-run runs). */
+function notInWorkspace(other: "git" | "code"): string {
   return other === "git"
     ? `${NO_GIT_HERE} Git runs in the user's clone, with the bmad-mcp bridge.`
     : `bmad-run runs BMAD's Python scripts; a workspace runs no code (tests, builds): its files are documents. Code runs on the user's machine, with the bmad-mcp bridge (run_completion_contract runs its checks).`;
+}
+
+/** A git line the bridge runs not, `why`, in the project `runtime`. */
+async function gitRefusal(why: string, runtime: ProjectRuntime | undefined): Promise<string> {
+  return `bmad-run runs BMAD's Python scripts and, of git, read-only lines only (${READ_ONLY_GIT_LINES}); ${why}. Ask the user to run the git command and give you its output: the project is their clone. ${(await contractChecks(runtime)).checks}.`;
+}
+
+/** What run_completion_contract does in the project `runtime` as the user set it up, and what they do first where it
+ *  would refuse (review 213: the model was sent to a contract certain to refuse; review 455: git's refusal said it ran
+ *  with no cc-verify.sh). One wording for every refusal on the bridge that names it. */
+async function contractChecks(runtime: ProjectRuntime | undefined): Promise<{ ready: boolean; checks: string }> {
+  const setup = await runtime?.completionContract?.();
+  const toDo = setup && contractToDo(setup);
+  return toDo
+    ? { ready: false, checks: `${TOOL.runCompletionContract} runs the project's checks once the user has ${toDo}` }
+    : { ready: true, checks: `${TOOL.runCompletionContract} runs the project's checks (tests, build: its ${CONTRACT_SCRIPT})` };
 }
 
 /** A workspace's git answers start so; what follows depends on the line (workspaceGitAnswer). */
@@ -96,17 +107,17 @@ function workspaceGitAnswer(line: string): string {
   const sub = words.slice(1).find((w) => !w.startsWith("-"));
   if (sub === "rev-parse" || sub === "log") return `${NO_GIT_HERE} ${BASELINE_UNSET}`;
   if (sub === "diff") return `${NO_GIT_HERE} Ask the user to run it in their clone and paste the diff, or to run the review on the bmad-mcp bridge.`;
-  return otherProgramAnswer("git", false);
+  return notInWorkspace("git");
 }
 
 /** The project's code on the bridge (`npm test`, `pytest`), in the project `runtime`: its checks run with
  *  run_completion_contract where the user set that up; else the user runs the line (review 213: the model was sent to a
  *  contract certain to refuse). */
 async function codeAnswer(line: string, runtime: ProjectRuntime | undefined): Promise<string> {
-  const setup = await runtime?.completionContract?.();
-  const toDo = setup && contractToDo(setup);
-  if (!toDo) return otherProgramAnswer("code", true);
-  return `bmad-run runs BMAD's Python scripts, not the project's code. Ask the user to run \`${line.slice(0, 300)}\` and paste its output. (${TOOL.runCompletionContract} runs the project's checks once the user has ${toDo}.)`;
+  const { ready, checks } = await contractChecks(runtime);
+  const notCode = "bmad-run runs BMAD's Python scripts, not the project's code.";
+  if (ready) return `${notCode} ${checks}; anything else, ask the user to run and give you its output.`;
+  return `${notCode} Ask the user to run \`${line.slice(0, 300)}\` and paste its output. (${checks}.)`;
 }
 
 /** A git line on the bridge: one of the read-only lines runs through the project's read-only git (git-readonly.ts:
@@ -119,25 +130,27 @@ async function gitAnswer(line: string, project: string | undefined, deps: Surfac
   // and advice that wrote the diff into the project's tree).
   const alone = !asSent.ok ? asSent.alone : undefined;
   const parsed = alone === undefined ? asSent : readOnlyGitLine(alone);
-  if (!parsed.ok) return fail(otherProgramAnswer("git", true, parsed.why));
   const found = await deps.runtime?.(project, { lazy: true });
-  const git = found?.ok ? found.runtime.git : undefined;
-  if (!found?.ok || !git) return fail(found && !found.ok ? found.error : otherProgramAnswer("git", true, "this bridge has no git runner"));
-  const dir = found.runtime.fsRoot;
+  const runtime = found?.ok ? found.runtime : undefined;
+  if (!parsed.ok) return fail(await gitRefusal(parsed.why, runtime));
+  if (found && !found.ok) return fail(found.error);
+  if (!runtime?.git) return fail(await gitRefusal("this bridge has no git runner", runtime));
+  const git = runtime.git;
+  const dir = runtime.fsRoot;
   const ran = await git({ dir, args: parsed.args });
-  if (!ran) return fail(otherProgramAnswer("git", true, "git is not installed where the bridge runs"));
+  if (!ran) return fail(await gitRefusal("git is not installed where the bridge runs", runtime));
   // git's door refused it (a git from the project's folders, a .git leading out): no git ran, so no "exited 128".
-  if (ran.refused) return notRun(found.runtime, ran.refused);
+  if (ran.refused) return notRun(runtime, ran.refused);
   const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
   const paths = workTreeDiffPaths(parsed.args);
   // What git prints of a file passes the rule bmad-files reads by (review 213: git diff printed .env and a key whole),
   // the working tree's file too where the diff read it (review 216: a hard link to a key outside the project).
-  const sides: DiffSides = { blob: blobText(git, dir), ...(paths ? { workTree: await workTreeRead(git, dir, found.runtime.fs) } : {}) };
+  const sides: DiffSides = { blob: blobText(git, dir), ...(paths ? { workTree: await workTreeRead(git, dir, runtime.fs) } : {}) };
   const { text: stdout, withheld } = await withholdUnserved(text(ran.stdout), sides);
   // A diff of the working tree leaves out the files dev-story made: named, as git lists them (review 213).
   const others = paths && ran.exitCode === 0 ? await git({ dir, args: [...UNTRACKED_FILES, ...paths] }) : undefined;
   const untracked = others?.exitCode === 0 ? text(others.stdout).split("\0").filter(Boolean) : [];
-  const answer = runAnswer(found.runtime, "git", { stdout, stderr: text(ran.stderr), exitCode: ran.exitCode });
+  const answer = runAnswer(runtime, "git", { stdout, stderr: text(ran.stderr), exitCode: ran.exitCode });
   const notes = [...(alone === undefined ? [] : [redirectNotDone(alone)]), ...gitNotes(withheld, untracked)];
   return answer.ok && notes.length ? { ...answer, text: `${notes.map((n) => `Note: ${n}`).join("\n")}\n${answer.text}` } : answer;
 }
@@ -186,7 +199,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     return fail(await codeAnswer(line, found?.ok ? found.runtime : undefined));
   }
   if (other === "git") return fail(workspaceGitAnswer(line));
-  if (other) return fail(otherProgramAnswer(other, false));
+  if (other) return fail(notInWorkspace(other));
   // `<…>` words are refused below, with the placeholders the line leaves unfilled: one answer names them all.
   const parsed = splitCommandLine(line);
   if (!parsed.ok) return fail(parsed.error);
@@ -346,7 +359,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   const nowhere = await scriptNotFound(runtime, fsScript);
   if (nowhere) return fail(nowhere);
   return fail(
-    `Recognised the script ${fromFsText(runtime, fsScript)}, which is none of BMAD's (its shared scripts, {project-root}/_bmad/scripts/${[...SHARED_SCRIPTS.keys()].join(", ")}, and a skill's own, {skill-root}/scripts/*.py): ${deps.project !== undefined ? await codeAnswer(line, runtime) : otherProgramAnswer("code", false)}`,
+    `Recognised the script ${fromFsText(runtime, fsScript)}, which is none of BMAD's (its shared scripts, {project-root}/_bmad/scripts/${[...SHARED_SCRIPTS.keys()].join(", ")}, and a skill's own, {skill-root}/scripts/*.py): ${deps.project !== undefined ? await codeAnswer(line, runtime) : notInWorkspace("code")}`,
   );
 }
 
