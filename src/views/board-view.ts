@@ -2,8 +2,11 @@
 // move, made by the host, with the version the board was read at.
 import { resultText, ViewApp, type ToolResult } from "./app.js";
 import { errorBox, h, show } from "./dom.js";
+import { showName } from "../core/lines.js";
+import { changedSinceNote, displacedNote, type ChangedSince } from "../core/workspace/changed-since.js";
+import type { Displaced } from "../core/workspace/store.js";
 
-interface Board { project: string; path: string; version: number; columns: string[]; epics: Array<{ epic: string; status: string; retrospective?: string; stories: Array<{ key: string; status: string; written?: string }> }>; hidden?: { epics: number; stories: number }; actions?: Array<{ epic: string; action: string; status: string }>; actions_left_out?: number; moved?: string; others?: string; access?: "read" | "write" }
+interface Board { project: string; path: string; version: number; columns: string[]; epics: Array<{ epic: string; status: string; retrospective?: string; stories: Array<{ key: string; status: string; written?: string }> }>; hidden?: { epics: number; stories: number }; actions?: Array<{ epic: string; action: string; status: string }>; actions_left_out?: number; moved?: string; others?: string; author?: string; changed_since?: ChangedSince; displaced?: Displaced; access?: "read" | "write" }
 
 const app = new ViewApp("bmad-board");
 const root = document.getElementById("app")!;
@@ -34,7 +37,10 @@ function showBoard(result: ToolResult, notice?: string): void {
   };
   show(
     root,
-    h("header", {}, h("h1", {}, `Sprint board · ${board.project}`), h("p", { class: "meta" }, `${board.path} · version ${board.version}${board.others ? ` · ${board.others}` : ""}${board.access === "read" ? " · read access" : ""}`)),
+    h("header", {}, h("h1", {}, `Sprint board · ${board.project}`), h("p", { class: "meta" }, `${board.path} · version ${board.version}${board.author ? ` by ${board.author}` : ""}${board.others ? ` · ${board.others}` : ""}${board.access === "read" ? " · read access" : ""}`),
+      // Told as the document view tells them (review 454: a collaborator's removed story went unsaid).
+      board.changed_since ? h("p", { class: "note changed-since" }, `This file was ${changedSinceNote(board.changed_since)}.`) : null,
+      board.displaced ? h("p", { class: "note displaced" }, displacedNote(showName(board.path), board.displaced)) : null),
     ...board.epics.map((e) =>
       h("section", { class: "epic", "data-epic": e.epic }, h("h2", {}, `${e.epic}${e.status ? ` · ${e.status}` : ""}${e.retrospective ? ` · retrospective ${e.retrospective}` : ""}`),
         h("div", { class: "columns" }, ...board.columns.map((c) => h("div", { class: "column", "data-status": c }, h("h3", {}, c), ...e.stories.filter((s) => s.status === c).map(card)))))),

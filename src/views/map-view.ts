@@ -11,7 +11,7 @@ interface ProjectMap {
   project: string;
   phases: Array<{ phase: string; workflows: Array<{ skill: string; title: string; required: boolean; done: boolean }>; artifacts: Artifact[] }>;
   other: Artifact[];
-  memlogs: Array<{ path: string; updated_at: string; updated_at_local?: string; entries: string[]; others?: string }>;
+  memlogs: Array<{ path: string; updated_at: string; updated_at_local?: string; entries: string[]; author?: string; others?: string; changed_since?: ChangedSince }>;
   next?: { skill: string; title: string; phase: string; resume?: { path: string; status?: string }; sprint?: { story?: string; reason: string } };
   sprint?: { path: string; all_done?: boolean };
   stale?: Array<{ path: string; after: string; skill: string }>;
@@ -63,7 +63,7 @@ function showMap(result: ToolResult): void {
         p.artifacts.length ? h("ul", { class: "artifacts" }, ...p.artifacts.map(artifact)) : h("p", { class: "note" }, "Nothing written yet.")))),
     map.other.length ? h("section", { class: "other" }, h("h2", {}, "Other documents"), h("ul", { class: "artifacts" }, ...map.other.map(artifact))) : null,
     map.more ? h("p", { class: "note" }, `${map.more} more documents not shown.`) : null,
-    map.memlogs.length ? h("section", { class: "memlogs" }, h("h2", {}, "Latest memlog entries"), ...map.memlogs.map((m) => h("div", {}, h("h3", {}, `${showName(m.path)} · ${when(m.updated_at, m.updated_at_local)}${m.others ? ` · ${m.others}` : ""}`), h("ul", {}, ...m.entries.map((e) => h("li", {}, e)))))) : null,
+    map.memlogs.length ? h("section", { class: "memlogs" }, h("h2", {}, "Latest memlog entries"), ...map.memlogs.map((m) => h("div", {}, h("h3", {}, [showName(m.path), m.author, when(m.updated_at, m.updated_at_local), m.others, m.changed_since && changedSinceNote(m.changed_since)].filter(Boolean).join(" · ")), h("ul", {}, ...m.entries.map((e) => h("li", {}, e)))))) : null,
   );
 }
 

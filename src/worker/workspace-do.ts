@@ -64,6 +64,8 @@ interface Meta {
   history_bytes: number;
   /** IANA; null: UTC (projects made before time zones, and those never set). */
   time_zone: string | null;
+  /** Who last set time_zone, where someone other than the owner did (their label); null: the owner, or nobody. */
+  time_zone_by: string | null;
   /** When its owner deleted it: answered as not there, its content kept UNDO_DAYS for undelete. */
   deleted_at: string | null;
   /** Who last set each installer answer (`module.key` -> label), JSON; null: the owner, for all (made before this). */
@@ -116,6 +118,7 @@ export class WorkspaceProject extends DurableObject {
     if (!columns.includes("deleted_at")) this.sql.exec("ALTER TABLE meta ADD COLUMN deleted_at TEXT");
     if (!columns.includes("answer_authors")) this.sql.exec("ALTER TABLE meta ADD COLUMN answer_authors TEXT");
     if (!columns.includes("standing_seq")) this.sql.exec("ALTER TABLE meta ADD COLUMN standing_seq INTEGER");
+    if (!columns.includes("time_zone_by")) this.sql.exec("ALTER TABLE meta ADD COLUMN time_zone_by TEXT");
     this.files.migrate();
     // Arrived with the count of every version row (review 236): the history is counted again, once.
     if (!columns.includes("dropped_version")) {
@@ -147,7 +150,7 @@ export class WorkspaceProject extends DurableObject {
     this.sql.exec(`
       CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY CHECK (id = 1), owner TEXT NOT NULL, owner_label TEXT NOT NULL, name TEXT NOT NULL,
         created_at TEXT NOT NULL, answers TEXT NOT NULL, history_bytes INTEGER NOT NULL, time_zone TEXT, deleted_at TEXT, answer_authors TEXT,
-        standing_seq INTEGER, dropped_version INTEGER NOT NULL DEFAULT 0);
+        standing_seq INTEGER, dropped_version INTEGER NOT NULL DEFAULT 0, time_zone_by TEXT);
     `);
     this.shares.createTable();
     this.displaced.createTable();
@@ -304,7 +307,7 @@ export class WorkspaceProject extends DurableObject {
     const { meta, access } = g;
     const info: ProjectInfo = {
       project: meta.name, name: meta.name, owner: access === "owner" ? "you" : meta.owner_label, access,
-      created_at: meta.created_at, answers: JSON.parse(meta.answers) as InstallerAnswers, ...(meta.time_zone ? { time_zone: meta.time_zone } : {}), ...this.files.totals(),
+      created_at: meta.created_at, answers: JSON.parse(meta.answers) as InstallerAnswers, ...(meta.time_zone ? { time_zone: meta.time_zone } : {}), ...(meta.time_zone_by && meta.time_zone_by !== caller.label ? { time_zone_by: meta.time_zone_by } : {}), ...this.files.totals(),
     };
     // A collaborator's total leaves configs out: with every other size listed, it told a config's raw size, which
     // servedVersion hides since it gives a removed secret's length (review 25).
@@ -903,7 +906,8 @@ export class WorkspaceProject extends DurableObject {
     const entries = answerLines(after, authors, personOf(caller), { id: g.meta.owner, label: g.meta.owner_label });
     this.files.transaction(() => {
       this.sql.exec("UPDATE meta SET answers = ?, answer_authors = ? WHERE id = 1", JSON.stringify(answers), JSON.stringify(Object.fromEntries(authors)));
-      if (timeZone !== undefined) this.sql.exec("UPDATE meta SET time_zone = ? WHERE id = 1", timeZone);
+      // Its setter too, as an answer's (review 454: a writer's zone showed as the owner's).
+      if (timeZone !== undefined && timeZone !== g.meta.time_zone) this.sql.exec("UPDATE meta SET time_zone = ?, time_zone_by = ? WHERE id = 1", timeZone, g.access === "owner" ? null : caller.label);
       for (const f of changed) this.files.commit(f.path, f.data, "config", personOf(caller), now, { entries, collaborator: this.collaborator(g) });
     });
     const keptIn = kept.filter((k) => changed.some((f) => f.path === k.path));

@@ -440,11 +440,23 @@ describe("the views on the Worker", () => {
     const card = board.epics[0]!.stories.find((s) => s.status !== "in-progress")!;
     const moved = await eve.callTool({ name: "bmad-board", arguments: { project: PROJECT, story: card.key, status: "in-progress" } });
     expect(toolText(moved).split("\n")[0]).toMatch(new RegExp(`^Moved ${card.key} from \\S+ to in-progress in "${PROJECT}", \\S+'s project\\.( Its story file \\S+ still says "Status: [^"]+": edit that line with bmad-files if the story's file should follow\\.)?$`));
+    // Ada's board says whose move made its version and what she changed, in text and view, once (review 454).
+    const adaBoard = await ada.callTool({ name: "bmad-board", arguments: { project: PROJECT } });
+    const eveMoved = /changed by others since your v\d+: v\d+ by eve@example\.com \(\+\d+ −\d+ lines\)/;
+    expect(toolText(adaBoard).split("\n")[0]).toMatch(new RegExp(`\\(version \\d+, by eve@example\\.com; (.*; )?${eveMoved.source}\\), columns `));
+    const boardView = await showView(browser, hostHtml, (await viewOf(ada, "bmad-board")).html, adaBoard, call(ada));
+    await expect.poll(() => boardView.frame.locator("header .changed-since").textContent()).toMatch(new RegExp(`^This file was ${eveMoved.source}\\.$`));
+    expect(await boardView.frame.locator("header .meta").textContent()).toMatch(/ · version \d+ by eve@example\.com( · |$)/);
+    await boardView.page.close();
+    expect(toolText(await ada.callTool({ name: "bmad-board", arguments: { project: PROJECT } })).split("\n")[0]).not.toContain("changed by others");
     // Eve's map names the project as she does, not by the share's tag (review 149).
     expect(toolText(await eve.callTool({ name: "bmad-map", arguments: { project: PROJECT } }))).toMatch(new RegExp(`^Project "${PROJECT}" by BMAD phase`));
-    expect(toolText(result)).toMatch(new RegExp(`Memlog ${memlog.replaceAll(".", "\\.")} \\([^)]*; written by others, not you: eve@example\\.com \\(lines \\d+\\)\\):`));
+    // Told first as her change since Ada's version (review 454), then by her lines.
+    const appendedNote = new RegExp(`by eve@example\\.com at [^;]+; changed by others since your v\\d+: v\\d+ by eve@example\\.com \\(\\+1 −0 lines\\)`);
+    expect(toolText(result)).toMatch(new RegExp(`Memlog ${memlog.replaceAll(".", "\\.")} \\(${appendedNote.source}\\):`));
+    expect(toolText(await ada.callTool({ name: "bmad-map", arguments: { project: PROJECT } }))).toMatch(new RegExp(`Memlog ${memlog.replaceAll(".", "\\.")} \\([^;]*; written by others, not you: eve@example\\.com \\(lines \\d+\\)\\):`));
     const { frame, page } = await showView(browser, hostHtml, (await viewOf(ada, "bmad-map")).html, result, call(ada));
-    await expect.poll(() => frame.locator(".memlogs h3").first().textContent()).toContain("written by others, not you: eve@example.com (lines");
+    await expect.poll(() => frame.locator(".memlogs h3").first().textContent()).toMatch(/ · eve@example\.com · .* · changed by others since your v\d+: v\d+ by eve@example\.com \(\+1 −0 lines\)$/);
     await page.close();
     // The document view names her lines too, not only the last author (review 181).
     const doc = await ada.callTool({ name: "bmad-doc", arguments: { project: PROJECT, path: memlog } });

@@ -1940,6 +1940,106 @@ describe("a team's map", () => {
   });
 });
 
+/** `person`'s call of a views tool (bmad-map, bmad-board): its text, error flag and structured answer. */
+async function viewsOf(person: Person): Promise<{ call: (tool: string, args: Record<string, unknown>) => Promise<{ text: string; isError: boolean; structured: Record<string, any> }>; close: () => Promise<void> }> {
+  const client = new Client({ name: "views-by", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp?toolsets=default,views`), { fetch: withBearer(workerFetch, person.token) }));
+  return {
+    call: async (tool, args) => {
+      const out = await client.callTool({ name: tool, arguments: args });
+      return { text: text(out), isError: out.isError === true, structured: (out.structuredContent ?? {}) as Record<string, any> };
+    },
+    close: () => client.close(),
+  };
+}
+
+describe("what a writer changed, in the owner's next view (review 454)", () => {
+  it("tells the board who made its version and what others changed since, once, as a read does; a bmad:read token every time", async () => {
+    const room = unique("board-by");
+    expect((await owner.project({ action: "create", name: room })).isError).toBe(false);
+    await shareAccepted(owner, room, writer, "write");
+    const path = "_bmad-output/implementation-artifacts/sprint-status.yaml";
+    const plan = "development_status:\n  epic-1: in-progress\n  1-1-login: done\n  1-2-signup: in-progress\n  1-3-reset: backlog\n";
+    expect((await owner.files({ action: "write", project: room, path, content: plan })).isError).toBe(false);
+    expect((await writer.files({ action: "write", project: room, path, if_version: 1, content: plan.replace("  1-3-reset: backlog\n", "") })).isError).toBe(false);
+    const views = await viewsOf(owner);
+    const board = () => views.call(TOOL.bmadBoard, { project: room });
+    const columns = "columns backlog | ready-for-dev | in-progress | review | done:";
+    const since = `changed by others since your v1: v2 by ${writer.email} (+0 −1 lines)`;
+    // A bmad:read token is told it each time, and counts nothing seen.
+    const looking = await signInAs(owner.email, "bmad:read");
+    const peek = await viewsOf(looking);
+    for (let i = 0; i < 2; i++) expect((await peek.call(TOOL.bmadBoard, { project: room })).text.split("\n")[0]).toBe(`${path} (version 2, by ${writer.email}; ${since}), ${columns}`);
+    const told = await board();
+    expect(told.text).toBe(`${path} (version 2, by ${writer.email}; ${since}), ${columns}\nepic-1 [in-progress]: 1-1-login=done, 1-2-signup=in-progress`);
+    expect(told.structured).toMatchObject({ author: writer.email, changed_since: { yours: 1, versions: [2], by: [writer.email], added: 0, removed: 1 } });
+    // Told once: neither the board nor a read says it again.
+    expect((await board()).text.split("\n")[0]).toBe(`${path} (version 2, by ${writer.email}), ${columns}`);
+    expect((await owner.files({ action: "read", project: room, path })).text.split("\n")[0]).not.toContain("changed by others");
+    // A move of theirs too, beyond whose lines are whose.
+    expect((await views.call(TOOL.bmadBoard, { project: room, story: "1-2-signup", status: "done" })).isError).toBe(false);
+    const theirs = await viewsOf(writer);
+    expect((await theirs.call(TOOL.bmadBoard, { project: room, story: "1-1-login", status: "review" })).isError).toBe(false);
+    expect((await board()).text.split("\n")[0]).toBe(`${path} (version 4, by ${writer.email}; changed by others since your v3: v4 by ${writer.email} (+1 −1 lines)), ${columns}`);
+    // Their change that named no version replaced the owner's: said once, under the board.
+    expect((await views.call(TOOL.bmadBoard, { project: room, story: "1-1-login", status: "done" })).isError).toBe(false);
+    expect((await writer.files({ action: "write", project: room, path, content: plan })).isError).toBe(false);
+    const displaced = `Your version 5 of ${path} was replaced at v6 by ${writer.email}, in a change that named no version it built on: read version 5 to see yours and put it back if it should stay.`;
+    expect((await board()).text.split("\n").at(-1)).toBe(displaced);
+    expect((await board()).text).not.toContain("Your version");
+    // A file the board cannot show still says who made it, and what they changed.
+    expect((await writer.files({ action: "write", project: room, path, if_version: 6, content: "development_status: [\n" })).isError).toBe(false);
+    const broken = await board();
+    expect(broken.isError).toBe(true);
+    expect(broken.text).toMatch(new RegExp(` \\(${literally(path)} version 7, by ${literally(writer.email)}; .*changed by others since you saw v6: v7 by ${literally(writer.email)} \\(\\+1 −5 lines\\)\\)$`));
+    await Promise.all([views.close(), peek.close(), theirs.close()]);
+    expect((await owner.project({ action: "delete", name: room, confirm: room })).isError).toBe(false);
+  });
+
+  it("tells the map's memlog who changed it last and what others changed since, once", async () => {
+    const room = unique("memlog-by");
+    expect((await owner.project({ action: "create", name: room })).isError).toBe(false);
+    await shareAccepted(owner, room, writer, "write");
+    const memlog = "_bmad-output/planning-artifacts/r3/.memlog.md";
+    const entries = "- 2026-12-01 decided: use postgres\n- 2026-12-01 decided: drop the cache\n";
+    expect((await owner.files({ action: "write", project: room, path: memlog, content: entries })).isError).toBe(false);
+    expect((await writer.files({ action: "write", project: room, path: memlog, if_version: 1, content: "- 2026-12-01 decided: use postgres\n" })).isError).toBe(false);
+    const views = await viewsOf(owner);
+    const map = () => views.call(TOOL.bmadMap, { project: room });
+    const heading = (text: string) => text.split("\n").find((l) => l.startsWith(`Memlog ${memlog} `));
+    const told = await map();
+    expect(heading(told.text)).toMatch(new RegExp(`^Memlog ${literally(memlog)} \\(by ${literally(writer.email)} at [^;]+; changed by others since your v1: v2 by ${literally(writer.email)} \\(\\+0 −1 lines\\)\\):$`));
+    expect(told.structured.memlogs[0]).toMatchObject({ path: memlog, author: writer.email, changed_since: { yours: 1, versions: [2], removed: 1 } });
+    // Told once: the map and a read say only who made it now.
+    expect(heading((await map()).text)).toMatch(new RegExp(`^Memlog ${literally(memlog)} \\(by ${literally(writer.email)} at [^;)]+\\):$`));
+    expect((await owner.files({ action: "read", project: room, path: memlog })).text.split("\n")[0]).not.toContain("changed by others");
+    // The owner's own version is said as before: its time alone.
+    expect((await owner.files({ action: "append", project: room, path: memlog, content: "- 2026-12-02 decided: ship\n" })).isError).toBe(false);
+    expect(heading((await map()).text)).toMatch(new RegExp(`^Memlog ${literally(memlog)} \\(\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d UTC\\):$`));
+    await views.close();
+    expect((await owner.project({ action: "delete", name: room, confirm: room })).isError).toBe(false);
+  });
+
+  it("names who set the project's time zone where a member did, through a migration of a project from before", async () => {
+    const room = unique("zone-by");
+    expect((await owner.project({ action: "create", name: room })).isError).toBe(false);
+    await shareAccepted(owner, room, writer, "write");
+    const zoneOf = async (who: Person) => (await who.project({ action: "config", name: room })).text.split("\n")[0]!;
+    // A project from before the setter was kept: its table gains the column, and its zone is the owner's.
+    expect((await owner.project({ action: "config", name: room, time_zone: "Europe/Paris" })).isError).toBe(false);
+    await runInDurableObject(projectStub(owner.id, room), (_, state) => void state.storage.sql.exec("ALTER TABLE meta DROP COLUMN time_zone_by"));
+    await evictDurableObject(projectStub(owner.id, room));
+    expect(await zoneOf(owner)).toMatch(/; time zone Europe\/Paris\.$/);
+    expect((await writer.project({ action: "config", name: room, time_zone: "Asia/Tokyo" })).isError).toBe(false);
+    expect(await zoneOf(owner)).toMatch(new RegExp(`; time zone Asia/Tokyo \\(set by ${literally(writer.email)}, not you\\)\\.$`));
+    expect(await zoneOf(writer)).toMatch(/; time zone Asia\/Tokyo\.$/);
+    // The owner's own setting is theirs again.
+    expect((await owner.project({ action: "config", name: room, time_zone: "Europe/Paris" })).isError).toBe(false);
+    for (const who of [owner, writer]) expect(await zoneOf(who)).toMatch(/; time zone Europe\/Paris\.$/);
+    expect((await owner.project({ action: "delete", name: room, confirm: room })).isError).toBe(false);
+  });
+});
+
 describe("settings in JSON, INI and .properties", () => {
   it("are served to everyone without the lines that hold secrets, and only their owner changes one that holds some (review 88)", async () => {
     const name = unique("settings");

@@ -32,6 +32,7 @@ const RETROSPECTIVE = "bmad-retrospective";
  *  read says it (review 379: a collaborator's removed line went unsaid).
  *  `updated_at_local`: the time as the answers show it (withShownTime: the bridge's clock, a workspace's zone). */
 export interface MapArtifact { path: string; status?: string; version: number; updated_at: string; updated_at_local?: string; author?: string; others?: string; changed_since?: ChangedSince }
+export interface MapMemlog { path: string; updated_at: string; updated_at_local?: string; entries: string[]; author?: string; others?: string; changed_since?: ChangedSince }
 export interface MapWorkflow { skill: string; title: string; required: boolean; outputs: string; done: boolean }
 export interface MapPhase { phase: string; workflows: MapWorkflow[]; artifacts: MapArtifact[] }
 export interface ProjectMap {
@@ -39,7 +40,8 @@ export interface ProjectMap {
   phases: MapPhase[];
   /** Documents in those folders that no workflow's outputs name. */
   other: MapArtifact[];
-  memlogs: Array<{ path: string; updated_at: string; updated_at_local?: string; entries: string[]; others?: string }>;
+  /** `author`: who made its version, where someone other than the caller did; `others`, `changed_since`: as an artifact's. */
+  memlogs: MapMemlog[];
   /** `resume`: the step's document that is begun and not settled (a draft PRD); `by`: who wrote it, where the caller
    *  wrote none of it (writtenOnlyBy). */
   next?: { skill: string; title: string; phase: string; resume?: { path: string; status?: string; by?: string }; sprint?: { story?: string; reason: string } };
@@ -178,7 +180,13 @@ async function memlogEntries(files: WorkspaceFiles, logs: ListedFile[]): Promise
   const memlogs = read
     .sort((a, b) => b.updated_at.localeCompare(a.updated_at))
     // A tail cut inside a line (its first): that line is not an entry as written.
-    .map((f) => withShownTime(files, { path: f.path, updated_at: f.updated_at, entries: new TextDecoder().decode(f.data).split("\n").slice(f.data.byteLength < f.size ? 1 : 0).filter((l) => l.startsWith("- ")).slice(-MEMLOG_ENTRIES).map((l) => showName(asOneLine(l.slice(2, 400)))), ...byOthers(f.others) }, "updated_at"));
+    .map((f) => {
+      // Who changed it last and what others changed since, as a document's line says it (review 454: an entry of the
+      // caller's another removed went unsaid).
+      const author = f.changed_by_other ? f.author : undefined;
+      const entries = new TextDecoder().decode(f.data).split("\n").slice(f.data.byteLength < f.size ? 1 : 0).filter((l) => l.startsWith("- ")).slice(-MEMLOG_ENTRIES).map((l) => showName(asOneLine(l.slice(2, 400))));
+      return withShownTime(files, { path: f.path, updated_at: f.updated_at, entries, ...(author ? { author } : {}), ...byOthers(othersBeside(f.others, f.changed_since), author), ...(f.changed_since ? { changed_since: f.changed_since } : {}) }, "updated_at");
+    });
   return { memlogs, writers: othersOnly(read) };
 }
 
@@ -212,7 +220,7 @@ export function mapText(map: ProjectMap, name = map.project, show = (at: string)
   }
   if (map.other.length) lines.push("Other documents:", ...map.other.map((a) => `  ${art(a)}`));
   if (map.more) lines.push(`(${map.more} more documents not shown)`);
-  for (const m of map.memlogs) lines.push(`Memlog ${showName(m.path)} (${show(m.updated_at)}${others(m.others)}):`, ...m.entries.map((e) => `  - ${e}`));
+  for (const m of map.memlogs) lines.push(`Memlog ${showName(m.path)} (${m.author ? byAt(m.author, show(m.updated_at)) : show(m.updated_at)}${others(m.others)}${changedSinceClause(m.changed_since)}):`, ...m.entries.map((e) => `  - ${e}`));
   // A cut catalog may have left out the next workflow, and every phase (review 189: 2,000 planted rows).
   const cut = map.catalog_rows_left_out;
   if (cut) lines.push(`(${helpRowsLeftOut(cut, "bmad-help.csv")})`);

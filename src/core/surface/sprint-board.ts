@@ -1,7 +1,7 @@
 // The sprint board view's data: sprint-status.yaml (in the project's implementation_artifacts, as BMAD's sprint
 // planning writes it) as stories by epic and status; a move rewrites the file through the port's YAML round trip
 // (runtime/sprint-move.ts) and the caller's store, with its compare-and-set.
-import { staleVersion, type WorkspaceFiles } from "../workspace/store.js";
+import { staleVersion, type Displaced, type FileContent, type WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import { boardName, moveStoryText } from "../runtime/sprint-move.js";
 import { SPRINT_MAX_ENTRIES, SPRINT_STATUS_FILE } from "../runtime/sprint-yaml.js";
@@ -9,7 +9,8 @@ import { parseBoundedYaml, pastYamlSize } from "../yaml.js";
 import type { Result } from "../result.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, projectFolder } from "./earlier-work.js";
-import { othersNote, othersSuffix } from "../workspace/line-authors.js";
+import { othersBeyond, othersSuffix } from "../workspace/line-authors.js";
+import { changedSinceClause, displacedNote, othersBeside, type ChangedSince } from "../workspace/changed-since.js";
 import { showName } from "../lines.js";
 import { loadYaml } from "../runtime/sprint-yaml.js";
 import { ACTION_STATUSES, formatStamp } from "../runtime/sprint-py.js";
@@ -43,8 +44,37 @@ export interface Board {
   /** What the board leaves out past its caps. */
   hidden?: { epics: number; stories: number };
   /** Who other than the caller wrote lines of the file, and which, as every answer says it (othersNote): a collaborator's story keys and
-   *  statuses are named as theirs, as every other answer names them (review 53). */
+   *  statuses are named as theirs, as every other answer names them (review 53); none where `author` wrote it all. */
   others?: string;
+  /** Who made this version, where someone other than the caller did. */
+  author?: string;
+  /** What others changed since the caller's own last version, and the caller's version another's change replaced
+   *  unnamed, as bmad-files read tells them, once (review 454: a collaborator's removed story went unsaid). */
+  changed_since?: ChangedSince;
+  displaced?: Displaced;
+}
+
+/** What the board says of the file's head besides its stories. */
+type Head = Pick<Board, "path" | "version" | "others" | "author" | "changed_since" | "displaced">;
+
+function headOf(path: string, read: FileContent): Head {
+  const author = read.changed_by_other ? read.author : undefined;
+  const since = read.changed_since;
+  const others = othersBeyond(othersBeside(read.others, since), author);
+  return { path, version: read.version, ...(others ? { others } : {}), ...(author ? { author } : {}), ...(since ? { changed_since: since } : {}), ...(read.displaced ? { displaced: read.displaced } : {}) };
+}
+
+/** `version 2, by bob`, and (`withOthers`) whose lines are whose, then `; changed by others since your v1: …`, as a
+ *  read's header says them. */
+const headClause = (h: Head, withOthers: boolean): string => `version ${h.version}${h.author ? `, by ${h.author}` : ""}${withOthers ? othersSuffix(h.others) : ""}${changedSinceClause(h.changed_since)}`;
+
+const displacedSentence = (h: Head): string => (h.displaced ? ` ${displacedNote(h.path, h.displaced)}` : "");
+
+/** Why the board does not show the file, with what the read told of its head (not whose lines are whose: a writer's
+ *  9,800 lines are many ranges): counted as told (ReadOptions), it is not told again, and whoever broke it is named. */
+function unshown(head: Head, error: string): Result<never> {
+  const told = head.author || head.changed_since || head.displaced;
+  return { ok: false, error: told ? `${error} (${head.path} ${headClause(head, false)})${displacedSentence(head)}` : error };
 }
 
 /** Why the board neither shows nor moves a status file this big, by its bytes before any parse: both say it alike
@@ -95,27 +125,29 @@ async function noSprintFolder(reader: BundleReader, runtime: ProjectRuntime): Pr
 export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, files: WorkspaceFiles): Promise<Result<{ value: Board }>> {
   const path = await sprintPlanPath(reader, runtime);
   if (!path) return { ok: false, error: await noSprintFolder(reader, runtime) };
-  const read = await files.read(path);
+  // Read as bmad-files reads it: what others changed since is told with the board, and counted as told (review 454).
+  const read = await files.read(path, undefined, { notes: true, shown: true });
   if (!read.ok) return { ok: false, error: read.kind === "not_found" ? `No ${path} yet: BMAD's sprint planning (bmad-sprint-planning) writes it.` : read.error };
+  const head = headOf(path, read.value);
   const big = tooBig(path, read.value.data);
-  if (big) return { ok: false, error: big };
+  if (big) return unshown(head, big);
   const decoded = statusText(path, read.value.data);
-  if (!decoded.ok) return decoded;
+  if (!decoded.ok) return unshown(head, decoded.error);
   const { text } = decoded;
   // As BMAD's scripts (and a card's move) load it: a file they refuse, a key given twice above all, is not shown as if
   // it were read (review 85: the board showed the last of two development_status blocks, which sprint_plan.py refuses).
   const loaded = loadYaml(text);
-  if ("error" in loaded) return { ok: false, error: `${path} is not a file BMAD's sprint scripts read (${loaded.error}): sprint_plan.py validate refuses it too. Fix it with bmad-files, or run bmad-sprint-planning again.` };
+  if ("error" in loaded) return unshown(head, `${path} is not a file BMAD's sprint scripts read (${loaded.error}): sprint_plan.py validate refuses it too. Fix it with bmad-files, or run bmad-sprint-planning again.`);
   let data: unknown;
   try {
     // Bounded (a writer's 99 aliases of a 950 KB status made a 94 MB board).
     data = parseBoundedYaml(text, SPRINT_MAX_ENTRIES);
   } catch (error) {
     const why = error instanceof Error ? error.message.split("\n")[0]! : String(error);
-    return { ok: false, error: /alias/i.test(why) ? `${path} uses YAML anchors and aliases (&name, *name), which the board does not follow (BMAD's scripts read them, and a card's move refuses them): write the values out to see it here.` : `${path} does not parse: ${why}` };
+    return unshown(head, /alias/i.test(why) ? `${path} uses YAML anchors and aliases (&name, *name), which the board does not follow (BMAD's scripts read them, and a card's move refuses them): write the values out to see it here.` : `${path} does not parse: ${why}`);
   }
   const dev = (data as { development_status?: unknown } | null)?.development_status;
-  if (!dev || typeof dev !== "object" || Array.isArray(dev)) return { ok: false, error: `${path} has no development_status mapping.` };
+  if (!dev || typeof dev !== "object" || Array.isArray(dev)) return unshown(head, `${path} has no development_status mapping.`);
   const epics = new Map<string, Board["epics"][number]>();
   // By the epic's number, as sprint_plan.py compares them (int()): `epic-01` is the epic of `1-2-x` (review 86).
   const epicOf = (digits: string) => {
@@ -144,11 +176,10 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
     unknown ||= column === OTHER;
     epicOf(story[1]!).stories.push({ key, status: column, ...(column === status ? {} : { written: status }) });
   }
-  const others = read.value.others?.length ? { others: othersNote(read.value.others) } : {};
   const open = openActions((data as { action_items?: unknown }).action_items);
   const actions = open.slice(0, MAX_ACTIONS);
   const leftOut = open.length - actions.length;
-  return { ok: true, value: { path, version: read.value.version, columns: unknown ? [...STORY_STATUSES, OTHER] : STORY_STATUSES, ...capped([...epics.values()]), ...(actions.length ? { actions } : {}), ...(leftOut ? { actions_left_out: leftOut } : {}), ...others } };
+  return { ok: true, value: { ...head, columns: unknown ? [...STORY_STATUSES, OTHER] : STORY_STATUSES, ...capped([...epics.values()]), ...(actions.length ? { actions } : {}), ...(leftOut ? { actions_left_out: leftOut } : {}) } };
 }
 
 /** Open action items the board lists, at most (a retrospective writes a few). */
@@ -262,9 +293,10 @@ const hiddenNote = (hidden: { epics: number; stories: number }) =>
   `(${hidden.epics} more epics and ${hidden.stories} more stories not shown: the board shows ${MAX_EPICS} epics, ${MAX_STORIES} stories and ${MAX_NAME_CHARS.toLocaleString("en-US")} characters of keys and statuses at most; bmad-files reads the whole file.)`;
 
 export function boardText(board: Board): string {
-  const lines = [`${board.path} (version ${board.version}${othersSuffix(board.others)}), columns ${board.columns.join(" | ")}:`];
+  const lines = [`${board.path} (${headClause(board, true)}), columns ${board.columns.join(" | ")}:`];
   for (const e of board.epics) lines.push(`${e.epic}${e.status || e.retrospective ? ` [${[e.status, e.retrospective && `retrospective ${e.retrospective}`].filter(Boolean).join(", ")}]` : ""}: ${e.stories.map((s) => `${s.key}=${s.status}${s.written ? ` (written ${JSON.stringify(s.written)})` : ""}`).join(", ") || "no stories"}`);
   if (board.hidden) lines.push(hiddenNote(board.hidden));
   if (board.actions) lines.push(`Open action items: ${board.actions.map((a) => `epic ${a.epic}: ${a.action} (${a.status})`).join("; ")}${board.actions_left_out ? ` (and ${board.actions_left_out} more not shown)` : ""}`);
+  if (board.displaced) lines.push(displacedSentence(board).trimStart());
   return lines.join("\n");
 }

@@ -41,6 +41,8 @@ export interface ProjectInfo extends ProjectSummary {
   answers: InstallerAnswers;
   /** The IANA zone of the times scripts write here; absent: UTC (DEFAULT_TIME_ZONE). */
   time_zone?: string;
+  /** Who set time_zone, where someone other than the caller and the owner did. */
+  time_zone_by?: string;
   files: number;
   bytes: number;
   /** `bytes` leaves config-shaped files out (a collaborator's view: their raw sizes are the owner's). */

@@ -73,8 +73,8 @@ export const bmadMapTool = defineTool({
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
     if (!runtime?.ok) return fail(runtime?.error ?? NO_PROJECTS);
     const map = await projectMap(deps.reader, runtime.runtime, found.files);
-    // Told once, as a read tells it: what others changed in the documents the map names counts as seen.
-    const told = [...map.phases.flatMap((p) => p.artifacts), ...map.other].flatMap((a) => (a.changed_since ? [{ path: a.path, version: toldUpTo(a.changed_since) }] : []));
+    // Told once, as a read tells it: what others changed in the documents and memlogs the map names counts as seen.
+    const told = [...map.phases.flatMap((p) => p.artifacts), ...map.other, ...map.memlogs].flatMap((a) => (a.changed_since ? [{ path: a.path, version: toldUpTo(a.changed_since) }] : []));
     if (told.length) await found.files.markSeen?.(told);
     // Whether the view may offer to start a workflow: a reader's writes are refused (review 424).
     return done(mapText(map, project ?? found.name, (at) => shownAt(found.files, at), found.access), { ...map, access: found.access });

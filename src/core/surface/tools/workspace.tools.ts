@@ -253,7 +253,7 @@ async function showConfig(deps: SurfaceDeps, store: WorkspaceStore, name: string
   if (!info.ok) return fail(info.error);
   const p = info.value;
   const questions = await installerQuestions(deps.reader, { projectName: p.name }).catch(() => []);
-  const lines = [`Project "${name}" (${p.access === "owner" ? "yours" : `${p.access}, owner ${p.owner}`}): ${n(p.files)} files, ${n(p.bytes)} bytes${p.configs_not_counted ? " besides configs" : ""}, created ${zonedTime(p.time_zone ?? DEFAULT_TIME_ZONE, p.created_at)}; time zone ${p.time_zone ?? `${DEFAULT_TIME_ZONE} (default)`}.`];
+  const lines = [`Project "${name}" (${p.access === "owner" ? "yours" : `${p.access}, owner ${p.owner}`}): ${n(p.files)} files, ${n(p.bytes)} bytes${p.configs_not_counted ? " besides configs" : ""}, created ${zonedTime(p.time_zone ?? DEFAULT_TIME_ZONE, p.created_at)}; time zone ${p.time_zone ?? `${DEFAULT_TIME_ZONE} (default)`}${p.time_zone_by ? ` (set by ${p.time_zone_by}, not you)` : ""}.`];
   if (p.shares) lines.push(`Shared with: ${p.shares.map((s) => `${s.with} (${s.access}${s.pending ? ", not accepted yet" : ""})`).join(", ") || "nobody"}.`);
   lines.push("Installer answers (module.key = value; unanswered ones keep the default):");
   // A collaborator's answer is named as theirs (review 53: listed with the owner's, unnamed).
