@@ -8,7 +8,7 @@
 // repository of the project's own: a `.git` file or link, a commondir or alternates leading elsewhere is refused.
 import { copyFile, lstat, mkdtemp, readdir, readFile, realpath, rm, stat, utimes } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, resolve } from "node:path";
+import { basename, dirname, join, relative, resolve } from "node:path";
 import { gitEnvironment } from "../compiler/git-env.js";
 import { UNTRACKED_FILES } from "../core/runtime/command-line.js";
 import type { GitRequest, GitRun, GitRunner } from "../core/runtime/context.js";
@@ -64,6 +64,9 @@ export function readonlyGit(root: string, opts: ReadonlyGitOptions): GitRunner {
       const why = !top.ok ? top.error : !found.ok ? found.error : "Not a directory";
       return failed(`fatal: cannot change to '${request.dir}': ${why}`, 128);
     }
+    // `--repo r/.git`: git run in a .git folder takes it for a bare repository, which safe.bareRepository=explicit
+    // refuses; it is the store of the work tree above it, and read from there (review 456: Python's git reads it).
+    const cwd = basename(found.path) === ".git" && found.path !== top.path ? dirname(found.path) : found.path;
     const env = gitEnvironment({
       GIT_CONFIG_NOSYSTEM: "1",
       GIT_TERMINAL_PROMPT: "0",
@@ -76,14 +79,14 @@ export function readonlyGit(root: string, opts: ReadonlyGitOptions): GitRunner {
       GIT_CEILING_DIRECTORIES: dirname(top.path),
     });
     const run: Probe = async (args, config = [], index) => {
-      const ran = await runBounded([git, "--no-pager", ...[...config, ...SAFE].flatMap((c) => ["-c", c]), ...args], { cwd: found.path, timeoutMs: opts.timeoutMs, env: index ? { ...env, GIT_INDEX_FILE: index } : env, maxOutputBytes: MAX_OUTPUT });
+      const ran = await runBounded([git, "--no-pager", ...[...config, ...SAFE].flatMap((c) => ["-c", c]), ...args], { cwd, timeoutMs: opts.timeoutMs, env: index ? { ...env, GIT_INDEX_FILE: index } : env, maxOutputBytes: MAX_OUTPUT });
       const stderr = ran.stderrBytes ?? Buffer.from(ran.stderr);
       if (ran.timedOut) return failed(`${stderr}\nfatal: git was killed after ${opts.timeoutMs / 1000} s (BMAD_RUN_TIMEOUT_MS sets the limit).`, -9);
       if (ran.truncated) return failed(`fatal: git printed more than ${MAX_OUTPUT / 1024 / 1024} MiB; measure a shorter range.`, 1);
       // No exit code: killed by a signal (Python's returncode is then negative).
       return { stdout: ran.stdoutBytes ?? new Uint8Array(), stderr, exitCode: ran.exitCode ?? -9 };
     };
-    const foreign = await foreignStore(run, found.path, top.path);
+    const foreign = await foreignStore(run, cwd, top.path);
     if (foreign) return foreign;
     const given = DIFFING.has(request.args[0]!) ? await asCommits(run, request.args, request.config ?? []) : [...request.args];
     if (!Array.isArray(given)) return given;
@@ -96,10 +99,10 @@ export function readonlyGit(root: string, opts: ReadonlyGitOptions): GitRunner {
     const where = await run(["rev-parse", "--show-toplevel", "--git-path", "index"], request.config ?? []);
     if (where.exitCode !== 0) return where;
     const [tree = "", index = ""] = lines(where.stdout);
-    if (!isInside(await real(top.path), await real(resolve(found.path, tree)))) return refused(`this repository's work tree (core.worktree) is outside the project: git reads the working tree here only inside the project.`);
+    if (!isInside(await real(top.path), await real(resolve(cwd, tree)))) return refused(`this repository's work tree (core.worktree) is outside the project: git reads the working tree here only inside the project.`);
     const filters = await noFilters(run);
     if ("exitCode" in filters) return filters;
-    return onIndexCopy(resolve(found.path, index), index, (copy) => run(args, [...(request.config ?? []), ...filters.config], copy));
+    return onIndexCopy(resolve(cwd, index), index, (copy) => run(args, [...(request.config ?? []), ...filters.config], copy));
   };
 }
 
@@ -116,17 +119,27 @@ async function asCommits(git: Probe, args: readonly string[], config: readonly s
   if (start < 0 || (dash >= 0 && dash < start)) return [...args];
   const end = dash < 0 ? args.length : dash;
   const revisions: string[] = [];
+  const verify = async (name: string) => {
+    const found = await git(["rev-parse", "--verify", "--quiet", "--end-of-options", name], config);
+    return found.exitCode === 0 ? lines(found.stdout)[0] : undefined;
+  };
   for (const word of args.slice(start + 1, end)) {
     const parts = word.split(/(\.{2,3})/);
+    let namesNothing = false;
     for (let i = 0; i < parts.length; i += 2) {
       const [, not = "", rev = ""] = /^(\^?)(.*)$/s.exec(parts[i]!)!;
       if (!rev) continue; // `A..` is A..HEAD
-      const verify = (name: string) => git(["rev-parse", "--verify", "--quiet", "--end-of-options", name], config);
-      const commit = await verify(`${rev}^{commit}`);
-      if (commit.exitCode === 0) parts[i] = `${not}${lines(commit.stdout)[0]}`;
-      else if ((await verify(rev)).exitCode === 0) return refused(`${JSON.stringify(rev).slice(0, 80)} names no commit: git ${args[0] ?? ""} here compares commits only (a blob's or a tree's text would show under no file's name). Name a commit: HEAD, HEAD~1, a branch, a commit's id.`);
+      // The object first, then whether it is a commit: `:/story^{commit}` searches for that text (review 456).
+      const id = await verify(rev);
+      if (id === undefined) namesNothing = true;
+      else {
+        const commit = await verify(`${id}^{commit}`);
+        if (commit === undefined) return refused(`${JSON.stringify(rev).slice(0, 80)} names no commit: git ${args[0] ?? ""} here compares commits only (a blob's or a tree's text would show under no file's name). Name a commit: HEAD, HEAD~1, a branch, a commit's id.`);
+        parts[i] = `${not}${commit}`;
+      }
     }
-    revisions.push(parts.join(""));
+    // A word with a side naming nothing goes to git whole, as written: git's error then shows the user's words.
+    revisions.push(namesNothing ? word : parts.join(""));
   }
   return [...args.slice(0, start + 1), ...revisions, ...args.slice(end)];
 }

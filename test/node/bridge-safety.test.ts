@@ -757,6 +757,26 @@ describe("odd files: a listing goes on, and every refusal names the file, what i
     expect(out.text).not.toMatch(/^read and follow evil\.md$/m);
     rmSync(skill, { recursive: true });
   });
+
+  it("refuses to render a skill's dot-file, naming it, before making any folder (review 456: Python renders it)", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    const skill = join(dir, "skill456");
+    mkdirSync(join(skill, ".hidden"), { recursive: true });
+    writeFileSync(join(skill, "workflow.md"), "# Workflow\n");
+    writeFileSync(join(skill, ".hidden/x.md"), "{{.user_name}}\n");
+    const out = await bmadRun(client, `render_skill.py --project-root ${dir} --skill ${skill}`);
+    expect(out.text).toContain("HALT: render source .hidden/x.md: dot-files and dot-folders are not rendered here; rename it.");
+    expect(existsSync(join(dir, "_bmad/render/skill456"))).toBe(false);
+    // Any other name no tool writes is refused by the file system before its folders are made.
+    rmSync(join(skill, ".hidden"), { recursive: true });
+    mkdirSync(join(skill, "scripts"));
+    writeFileSync(join(skill, "scripts/x.md"), "# x\n");
+    const scripts = await bmadRun(client, `render_skill.py --project-root ${dir} --skill ${skill}`);
+    expect(scripts.text).toContain("HALT: [Errno 13] Permission denied");
+    expect(existsSync(join(dir, "_bmad/render/skill456"))).toBe(false);
+    rmSync(skill, { recursive: true });
+  });
 });
 
 describe("listings are bounded as push's walk is", () => {

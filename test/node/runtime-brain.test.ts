@@ -34,6 +34,8 @@ writeFileSync(
     ' {"category": ["a", 1.0, null, {"k": true}], "technique_name": "Floaty", "description": 1.5, "detail": [], "provenance": 0, "good_for": {}}]',
 );
 writeFileSync(join(tmp.dir, "not-a-list.json"), JSON.stringify({ category: "x" }));
+// A blank first line is the header, so every row's fields are empty (review 456).
+writeFileSync(join(tmp.dir, "blank-header.csv"), "\n\u00e9\r\n\ncategory,technique_name\r\nx,y\n");
 writeFileSync(join(tmp.dir, "bad-entry.json"), JSON.stringify([{ category: "x" }, "just a string"]));
 
 const cases: string[][] = [
@@ -65,6 +67,8 @@ const cases: string[][] = [
   ["--file", "odd/odd.csv", "--extra", "missing.json", "categories"],
   ["--file", "odd/odd.csv", "--extra", "not-a-list.json", "categories"],
   ["--file", "odd/odd.csv", "--extra", "bad-entry.json", "categories"],
+  ["--file", "blank-header.csv", "categories"],
+  ["--file", "blank-header.csv", "--json", "list", "--all"],
 ];
 
 it("answers every read-only command, error and help as brain.py does", async () => {

@@ -156,6 +156,11 @@ it("measures BMAD's test repositories as git_evidence.py does", async () => {
     range(linear, "HEAD~1..HEAD", "--stories", " 1-2 , ,1-2,1-1, é,1-2"),
     range(linear, "HEAD..HEAD"),
     range(linear, "nope..alsonope"),
+    // A `:/text` revision, resolved before it is checked as a commit; a side naming nothing in git's error as written;
+    // a work tree's .git folder read as git reads it there (review 456).
+    range(linear, "HEAD~1..:/grow"),
+    range(linear, "HEAD~5..HEAD"),
+    range(join(linear, ".git"), "HEAD~1..HEAD"),
     range("linear", "HEAD~1..HEAD"),
     range(join(linear, "sub"), "HEAD~1..HEAD"),
     range(join(linear, "a.py"), "HEAD~1..HEAD"),

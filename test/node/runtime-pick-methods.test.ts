@@ -18,6 +18,8 @@ it("answers every command, error and help as pick_methods.py does", async () => 
   writeFileSync(join(tmp.dir, "extra.json"), `\uFEFF${EXTRA}`);
   writeFileSync(join(tmp.dir, "not-a-list.json"), '{"a": 1}');
   writeFileSync(join(tmp.dir, "odd.csv"), "num,category,method_name\r\n,x,No Num\r\n7,X,Seven\r\n7,y,Also Seven\r\n");
+  // A blank first line is the header, so every row's fields are empty (review 456).
+  writeFileSync(join(tmp.dir, "blank-header.csv"), "\n\u00e9\r\n\nnum,category,method_name\r\n7,x,Seven\n");
   const cases = [
     ["categories"],
     ["--json", "categories"],
@@ -49,6 +51,8 @@ it("answers every command, error and help as pick_methods.py does", async () => 
     ["--file", "odd.csv", "list", "--all"],
     ["--file", "odd.csv", "--extra", '[{"method_name": "late"}]', "show", "7", "8", "no num"],
     ["--file", "missing.csv", "categories"],
+    ["--file", "blank-header.csv", "categories"],
+    ["--file", "blank-header.csv", "--json", "list", "--all"],
     ["bogus"],
     ["--help"],
     ["random", "--help"],

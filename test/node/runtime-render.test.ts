@@ -1,7 +1,7 @@
 // render_skill.py and its port: every installed skill rendered (or refused) by each on the same tree
 // at the same path, then customized and broken renders; output, exit code and every file compared.
 import { createHash } from "node:crypto";
-import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { ScriptResult } from "../../src/core/runtime/context.js";
@@ -91,6 +91,8 @@ function steps(): Step[] {
     render("bmad-build-auto", () => writeFileSync(join(skill("bmad-build-auto"), "notes/deep/b.md"), "{workflow.nope.deeper}")),
     render("bmad-build-auto", () => writeFileSync(join(skill("bmad-build-auto"), "notes/deep/b.md"), Buffer.from([0x61, 0xe2, 0x82]))),
     render("bmad-build-auto", () => rmSync(join(skill("bmad-build-auto"), "notes"), { recursive: true })),
+    // A link leading out of the project: refused as escaping, not passed over as missing (review 456).
+    render("bmad-build-auto", () => symlinkSync("/etc/hostname", join(skill("bmad-build-auto"), "link.md"))),
     render("bmad-help", () => writeFileSync(join(skill("bmad-help"), "workflow.md"), "{workflow.anything}")),
     render("bmad-help", () => mkdirSync(join(skill("bmad-help"), "dir.md"))),
     // Generations that are there but not as written.

@@ -9,7 +9,8 @@ import { pyInt } from "./py-int.js";
 import { dumps, PyError, type PyValue } from "./py-json.js";
 import { compareCodePoints, isSpace, repr, strip } from "./py-str.js";
 
-/** csv.reader's records of a file read with encoding="utf-8-sig", newline="" (the excel dialect, not strict). */
+/** csv.reader's records of a file read with encoding="utf-8-sig", newline="" (the excel dialect, not strict), but for
+ *  blank lines after the first, which DictReader skips. */
 function csvRecords(text: string, budget?: RunBudget): string[][] {
   const records: string[][] = [];
   let record: string[] = [];
@@ -22,7 +23,8 @@ function csvRecords(text: string, budget?: RunBudget): string[][] {
   const endRecord = () => {
     if (state !== "start" || record.length) endField();
     budget?.spend(record.length + 1);
-    if (record.length) records.push(record);
+    // A blank line is no row, but DictReader takes the first record as the header, blank or not (review 456).
+    if (record.length || !records.length) records.push(record);
     record = [];
     state = "start";
   };

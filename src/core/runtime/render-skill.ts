@@ -3,10 +3,10 @@
 import { addArgument, createParser, parseArgs } from "./argparse.js";
 import { ConfigError, loadCentralConfig, loadCustomization, loadToml } from "./config-utils.js";
 import type { ScriptContext, ScriptResult } from "./context.js";
-import type { RuntimeFs } from "./fs.js";
+import type { FsEntryKind, RuntimeFs } from "./fs.js";
 import { dumps, loads, type PyDict, PyError, pyEquals } from "./py-json.js";
-import { createTree, listDir, mkdirs, readBytes, readText, statPath } from "./py-io.js";
-import { baseName, comparePathParts, joinPath, parentPath, resolveStrict } from "./py-path.js";
+import { createTree, listDir, readBytes, readText, statPath } from "./py-io.js";
+import { baseName, comparePathParts, joinPath, resolvePath, resolveStrict } from "./py-path.js";
 import { compareCodePoints, stripChars } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
 import { showControls } from "../lines.js";
@@ -23,13 +23,14 @@ export async function sha256(data: Uint8Array | string): Promise<string> {
   return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
-/** Relative POSIX paths of everything below dir whose name matches, like Path.rglob (directories too). */
-async function walk(fs: RuntimeFs, dir: string, match: (name: string) => boolean, prefix = ""): Promise<Array<[string, "file" | "dir"]>> {
-  const found: Array<[string, "file" | "dir"]> = [];
+/** Relative POSIX paths of everything below dir whose name matches, like Path.rglob (directories too). An entry listed
+ *  but "missing" is kept: a link leading out of the project, which the confined file system shows as nothing there,
+ *  is an entry rglob yields, for loadSources to refuse as escaping. */
+async function walk(fs: RuntimeFs, dir: string, match: (name: string) => boolean, prefix = ""): Promise<Array<[string, FsEntryKind]>> {
+  const found: Array<[string, FsEntryKind]> = [];
   for (const name of await listDir(fs, dir)) {
     const path = joinPath(dir, name);
     const kind = await statPath(fs, path);
-    if (kind === "missing") continue;
     const rel = prefix ? `${prefix}/${name}` : name;
     if (match(name)) found.push([rel, kind]);
     if (kind === "dir") found.push(...(await walk(fs, path, match, rel)));
@@ -42,9 +43,18 @@ async function loadSources(fs: RuntimeFs, skillDir: string): Promise<Map<string,
   const sources = new Map<string, string>();
   for (const [name] of candidates) {
     if (baseName(name) === "SKILL.md") continue;
-    const path = await resolveStrict(fs, joinPath(skillDir, name), "/");
+    // Where it leads is judged before whether it is there (Python resolves strictly first): a link out of the project
+    // is "missing" to the confined file system, and whenever its target exists Python's answer is this one.
+    const path = await resolvePath(fs, joinPath(skillDir, name), "/");
     if (path !== skillDir && !path.startsWith(`${skillDir}/`)) throw new RenderError(`render source escapes skill directory: ${name}`);
-    if ((await statPath(fs, path)) !== "file") throw new RenderError(`render source is missing or not a file: ${path}`);
+    // Unlike Python, which renders it: its rendered copy would be a dot-file or in a dot-folder, which no tool writes
+    // (paths.ts changeRefusal). Refused here, before anything is made, naming the source (review 456).
+    if (name.split("/").some((part) => part.startsWith("."))) throw new RenderError(`render source ${name}: dot-files and dot-folders are not rendered here; rename it.`);
+    if ((await statPath(fs, path)) !== "file") {
+      // A link to nothing: FileNotFoundError, as Python's strict resolve raises.
+      await resolveStrict(fs, path, "/");
+      throw new RenderError(`render source is missing or not a file: ${path}`);
+    }
     try {
       sources.set(name, await readText(fs, path));
     } catch (error) {
@@ -84,7 +94,8 @@ async function verifyExisting(fs: RuntimeFs, destination: string, manifest: PyDi
 
 /** Writes a new generation whole (Python stages a folder and renames it), or verifies the one already there. */
 async function publish(fs: RuntimeFs, destination: string, outputs: Map<string, Uint8Array>, manifest: PyDict): Promise<void> {
-  await mkdirs(fs, parentPath(destination));
+  // No mkdirs of the parent first, as Python's has: createTree makes it, after refusing a name it would not write, so a
+  // refused render leaves no empty folder behind.
   if ((await statPath(fs, destination)) !== "missing") return verifyExisting(fs, destination, manifest);
   const text = dumps(manifest, { ensureAscii: false, indent: 2, sortKeys: true });
   try {
