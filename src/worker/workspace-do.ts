@@ -906,8 +906,9 @@ export class WorkspaceProject extends DurableObject {
     const entries = answerLines(after, authors, personOf(caller), { id: g.meta.owner, label: g.meta.owner_label });
     this.files.transaction(() => {
       this.sql.exec("UPDATE meta SET answers = ?, answer_authors = ? WHERE id = 1", JSON.stringify(answers), JSON.stringify(Object.fromEntries(authors)));
-      // Its setter too, as an answer's (review 454: a writer's zone showed as the owner's).
-      if (timeZone !== undefined && timeZone !== g.meta.time_zone) this.sql.exec("UPDATE meta SET time_zone = ?, time_zone_by = ? WHERE id = 1", timeZone, g.access === "owner" ? null : caller.label);
+      // Its setter too, as an answer's (review 454: a writer's zone showed as the owner's), whoever gives it last (review
+      // 461: the owner's setting the zone a writer set still named the writer).
+      if (timeZone !== undefined) this.sql.exec("UPDATE meta SET time_zone = ?, time_zone_by = ? WHERE id = 1", timeZone, g.access === "owner" ? null : caller.label);
       for (const f of changed) this.files.commit(f.path, f.data, "config", personOf(caller), now, { entries, collaborator: this.collaborator(g) });
     });
     const keptIn = kept.filter((k) => changed.some((f) => f.path === k.path));

@@ -205,6 +205,13 @@ describe("where a code skill's tests and builds run", () => {
     expect(await blockOf(client)).toContain("; tests and builds: run_completion_contract runs this project's checks (its _bmad/_config/custom/cc-verify.sh).\n");
     expect(await npmTest(client)).toMatch(/^bmad-run runs BMAD's Python scripts, not the project's code\. run_completion_contract runs the project's checks/);
     expect(await gitCommit(client)).toBe(gitEnds());
+    // A project not found is said, and no contract promised for it (review 461: "runs the project's checks" for "nope").
+    for (const command of ["git commit -m wip", "npm test"]) {
+      const elsewhere = toolText(await client.callTool({ name: "bmad-run", arguments: { command, project: "nope" } }));
+      expect(elsewhere).toMatch(/^"nope" is not this project/);
+      expect(elsewhere).toContain("run_completion_contract runs a project's checks where the user has set it up");
+      expect(elsewhere).not.toContain("runs the project's checks (tests, build");
+    }
     const unallowed = await connectBridge(bridge, dir, { env: env(60_000) });
     const contract = join(dir, "_bmad/_config/custom/cc-verify.sh");
     try {

@@ -2033,6 +2033,10 @@ describe("what a writer changed, in the owner's next view (review 454)", () => {
     expect((await writer.project({ action: "config", name: room, time_zone: "Asia/Tokyo" })).isError).toBe(false);
     expect(await zoneOf(owner)).toMatch(new RegExp(`; time zone Asia/Tokyo \\(set by ${literally(writer.email)}, not you\\)\\.$`));
     expect(await zoneOf(writer)).toMatch(/; time zone Asia\/Tokyo\.$/);
+    // The owner giving the same zone makes it theirs (review 461: it stayed the writer's).
+    expect((await owner.project({ action: "config", name: room, time_zone: "Asia/Tokyo" })).isError).toBe(false);
+    expect(await zoneOf(owner)).toMatch(/; time zone Asia\/Tokyo\.$/);
+    expect((await writer.project({ action: "config", name: room, time_zone: "Asia/Tokyo" })).isError).toBe(false);
     // The owner's own setting is theirs again.
     expect((await owner.project({ action: "config", name: room, time_zone: "Europe/Paris" })).isError).toBe(false);
     for (const who of [owner, writer]) expect(await zoneOf(who)).toMatch(/; time zone Europe\/Paris\.$/);

@@ -90,7 +90,9 @@ async function gitRefusal(why: string, runtime: ProjectRuntime | undefined): Pro
  *  would refuse (review 213: the model was sent to a contract certain to refuse; review 455: git's refusal said it ran
  *  with no cc-verify.sh). One wording for every refusal on the bridge that names it. */
 async function contractChecks(runtime: ProjectRuntime | undefined): Promise<{ ready: boolean; checks: string }> {
-  const setup = await runtime?.completionContract?.();
+  // No project found: nothing is known of its contract, and nothing is promised (review 461).
+  if (!runtime) return { ready: false, checks: `${TOOL.runCompletionContract} runs a project's checks where the user has set it up (its ${CONTRACT_SCRIPT}, and the bridge started with --allow-project-scripts)` };
+  const setup = await runtime.completionContract?.();
   const toDo = setup && contractToDo(setup);
   return toDo
     ? { ready: false, checks: `${TOOL.runCompletionContract} runs the project's checks once the user has ${toDo}` }
@@ -132,8 +134,9 @@ async function gitAnswer(line: string, project: string | undefined, deps: Surfac
   const parsed = alone === undefined ? asSent : readOnlyGitLine(alone);
   const found = await deps.runtime?.(project, { lazy: true });
   const runtime = found?.ok ? found.runtime : undefined;
+  // A project not found is said first (review 461: its refusal promised a contract of no project).
+  if (found && !found.ok) return fail(parsed.ok ? found.error : `${found.error}\n${await gitRefusal(parsed.why, undefined)}`);
   if (!parsed.ok) return fail(await gitRefusal(parsed.why, runtime));
-  if (found && !found.ok) return fail(found.error);
   if (!runtime?.git) return fail(await gitRefusal("this bridge has no git runner", runtime));
   const git = runtime.git;
   const dir = runtime.fsRoot;
@@ -196,7 +199,8 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   if (other === "git" && deps.project !== undefined) return gitAnswer(line, project, deps);
   if (other === "code" && deps.project !== undefined) {
     const found = await deps.runtime?.(project, { lazy: true });
-    return fail(await codeAnswer(line, found?.ok ? found.runtime : undefined));
+    const answer = await codeAnswer(line, found?.ok ? found.runtime : undefined);
+    return fail(found && !found.ok ? `${found.error}\n${answer}` : answer);
   }
   if (other === "git") return fail(workspaceGitAnswer(line));
   if (other) return fail(notInWorkspace(other));
