@@ -8,7 +8,7 @@ import { openRejection, SPECS_DIR, type SessionState } from "./session.js";
 import type { BundleReader } from "../surface/reader.js";
 import { artifactUri } from "../surface/resources.js";
 import { stageMethodText } from "./stage-method.js";
-import { allot, byteLength, parseSprints, quoted, quoteOverhead, STAGE_PROMPT_BYTES, truncateBytes } from "./stage-inputs.js";
+import { allot, byteLength, escapeClosing, parseSprints, quoted, quoteOverhead, STAGE_PROMPT_BYTES, truncateBytes } from "./stage-inputs.js";
 import { stagePersona } from "./stage-persona.js";
 import { stageRender } from "./stage-context.js";
 import type { SkillRender } from "../surface/skill-render.js";
@@ -64,12 +64,15 @@ export async function rolePrompt(reader: BundleReader, state: SessionState, sour
 
   const header = [
     `# BMAD delivery, stage ${PIPELINE.indexOf(spec) + 1}/${PIPELINE.length}: ${spec.title}`,
-    `Task: ${state.task_name}. Objective: ${truncateBytes(state.objective, 1500)}${byteLength(state.objective) > 1500 ? " (cut)" : ""}`,
+    `Task: ${state.task_name}.`,
     `Engines: ${enginesFor(spec, state.objective).join(" + ")}.`,
   ];
   const language = ctx?.config.get("communication_language");
   const docLanguage = ctx?.config.get("document_output_language");
   if (language && docLanguage) header.push(`Speak ${language} with the user; write documents in ${docLanguage}.`);
+  // The user's words, quoted as every other text of theirs: raw, an objective holding "## Output" read as the server's
+  // own section in every stage's prompt (review 464).
+  header.push(quoted("The objective", state.objective, 1500, "The user gave it whole when the session started."));
 
   // Not read for a refine block alone, which leaves them out.
   const persona = refineOnly ? "" : agent ? await stagePersona(reader, agent, await render(agent)) : `## Role\n${spec.role}`;
@@ -114,6 +117,9 @@ export async function rolePrompt(reader: BundleReader, state: SessionState, sour
   const sprints = spec.stage === "dev" && !refineOnly ? sprintScope(state, await confirmedText(state, "03-sprint-plan.md", sources)) : undefined;
   const output = outputContract(spec, state, refining);
 
+  // Each sized as quoted() shows it, closing tags escaped: counted raw, a text with room to spare lost its end (review 464).
+  const inert = flexible.map((f) => escapeClosing(f.text));
+  const inertSizes = inert.map(byteLength);
   const inputsHead = state.artifacts.length && !refineOnly ? "## Inputs\nThe earlier stages' artifacts, as the user confirmed them:" : "";
   /** The prompt's sections, the flexible documents sized to what the others leave of the budget. */
   const layout = async (lean: 0 | 1 | 2): Promise<string[]> => {
@@ -123,11 +129,11 @@ export async function rolePrompt(reader: BundleReader, state: SessionState, sour
     const overhead = flexible.reduce((n, f) => n + quoteOverhead(f.title, f.rest), 0);
     const available = STAGE_PROMPT_BYTES - byteLength(fixed.join("\n\n")) - overhead - 16;
     const shares = allot(
-      flexible.map((f) => byteLength(f.text)),
+      inertSizes,
       flexible.map((f) => f.weight),
       available,
     );
-    const blocks = (kind: Flexible["kind"]) => flexible.flatMap((f, i) => (f.kind === kind ? [quoted(f.title, f.text, shares[i]!, f.rest)] : []));
+    const blocks = (kind: Flexible["kind"]) => flexible.flatMap((f, i) => (f.kind === kind ? [quoted(f.title, inert[i]!, shares[i]!, f.rest)] : []));
     return [
       ...stable,
       ...(inputsHead ? [[inputsHead, ...inputs, ...blocks("artifact")].join("\n\n")] : []),

@@ -54,12 +54,18 @@ export function allot(sizes: number[], weights: number[], available: number): nu
  *  drawn alike (full-width ＜／, ‹/, 〈/): whatever its name (`</dоcument>` with a Cyrillic о reads as the delimiter). */
 const CLOSING = /[<＜‹〈][\s\p{Cf}]*[/／]/gu;
 
+/** The text as quoted() shows it, every closing tag escaped: what a quote's size is counted on (each adds a byte). Escaping
+ *  again changes nothing. */
+export function escapeClosing(text: string): string {
+  return text.replace(CLOSING, (closing) => `${closing[0]}\\/`);
+}
+
 /** A document quoted whole or in part between fixed delimiters (no fence to escape, bounded overhead). The way text
  *  from a draft or a plan, and the user's answers and reasons, reach a stage prompt: every closing tag inside (an HTML
  *  one in a document too, in this copy only) is escaped, `<\/`, so no text ends its quote and reads on as the server's
  *  own words (review 212). */
 export function quoted(title: string, text: string, maxBytes: number, rest: string): string {
-  const inert = text.replace(CLOSING, (closing) => `${closing[0]}\\/`);
+  const inert = escapeClosing(text);
   const shown = truncateBytes(inert, Math.max(0, maxBytes));
   const note = shown.length < inert.length ? `\n(First ${byteLength(shown)} of ${byteLength(inert)} bytes. ${rest})` : "";
   return `### ${title}\n<document>\n${shown}\n</document>${note}`;
