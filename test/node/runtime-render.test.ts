@@ -93,6 +93,11 @@ function steps(): Step[] {
     render("bmad-build-auto", () => rmSync(join(skill("bmad-build-auto"), "notes"), { recursive: true })),
     // A link leading out of the project: refused as escaping, not passed over as missing (review 456).
     render("bmad-build-auto", () => symlinkSync("/etc/hostname", join(skill("bmad-build-auto"), "link.md"))),
+    // A linked folder is not gone into, as rglob goes not (review 462: `again -> .` recursed until its path was 4 KB).
+    render("bmad-build-auto", () => {
+      rmSync(join(skill("bmad-build-auto"), "link.md"));
+      symlinkSync(".", join(skill("bmad-build-auto"), "again"));
+    }),
     render("bmad-help", () => writeFileSync(join(skill("bmad-help"), "workflow.md"), "{workflow.anything}")),
     render("bmad-help", () => mkdirSync(join(skill("bmad-help"), "dir.md"))),
     // Generations that are there but not as written.
@@ -152,8 +157,8 @@ it("renders every installed skill that renders, and refuses the rest, byte for b
   const rendered = python.slice(0, skills.length).filter((r) => r.result.stdout.startsWith("read and follow "));
   expect(rendered.length).toBe(2);
   expect(python.slice(0, skills.length).filter((r) => r.result.stdout.startsWith("HALT: render entry is missing")).length).toBe(skills.length - 2);
-  expect(python.filter((r) => r.result.stdout.startsWith("read and follow ")).length).toBe(10);
-  expect(python.filter((r) => r.result.stdout.startsWith("HALT: ")).length).toBe(list.length - 10 - 4);
+  expect(python.filter((r) => r.result.stdout.startsWith("read and follow ")).length).toBe(11);
+  expect(python.filter((r) => r.result.stdout.startsWith("HALT: ")).length).toBe(list.length - 11 - 4);
 }, 60_000);
 
 it("leaves nothing of a generation that fails part-way, as Python's staging folder does", async () => {

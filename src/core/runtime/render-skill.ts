@@ -23,6 +23,9 @@ export async function sha256(data: Uint8Array | string): Promise<string> {
   return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+/** Whether `path`, under a real folder, is a link: where the file system has links, its real path is another. */
+const isLink = async (fs: RuntimeFs, path: string): Promise<boolean> => (fs.realpath ? (await fs.realpath(path)) !== path : false);
+
 /** Relative POSIX paths of everything below dir whose name matches, like Path.rglob (directories too). An entry listed
  *  but "missing" is kept: a link leading out of the project, which the confined file system shows as nothing there,
  *  is an entry rglob yields, for loadSources to refuse as escaping. */
@@ -33,7 +36,8 @@ async function walk(fs: RuntimeFs, dir: string, match: (name: string) => boolean
     const kind = await statPath(fs, path);
     const rel = prefix ? `${prefix}/${name}` : name;
     if (match(name)) found.push([rel, kind]);
-    if (kind === "dir") found.push(...(await walk(fs, path, match, rel)));
+    // Not into a linked folder, as rglob goes not (review 462: `again -> .` recursed until the path was 4 KB long).
+    if (kind === "dir" && !(await isLink(fs, path))) found.push(...(await walk(fs, path, match, rel)));
   }
   return found;
 }
