@@ -859,6 +859,29 @@ describe("the views on the bridge", () => {
     });
   });
 
+  // Review 461: in double quotes, `\` before U+2028 is ruamel's escaped line break, which a move read and the board's
+  // second parse refused ("Invalid escape sequence"), so a move to the status a story had answered an error.
+  it("shows and moves a sprint file holding such a line break escaped in double quotes, as BMAD's Python reads it", async () => {
+    await withSprint('project: "Todo\\\u2028App"\ndevelopment_status:\n  epic-1: in-progress\n  1-1-a: backlog\n', async () => {
+      const board = await call("bmad-board", {});
+      expect([Boolean(board.isError), toolText(board).split("\n")[1]]).toEqual([false, "epic-1 [in-progress]: 1-1-a=backlog"]);
+      const already = await call("bmad-board", { story: "1-1-a", status: "backlog" });
+      expect([Boolean(already.isError), toolText(already).split("\n")[0]]).toEqual([false, "1-1-a is already backlog: nothing was written."]);
+    });
+  });
+
+  // Review 461: a move the board cannot show afterwards (here the file it left is past the size the board reads) was
+  // answered as an error, as if nothing had been written.
+  it("says a move it made, then why the board is not shown after it", async () => {
+    const head = "development_status:\n  epic-1: in-progress\n  1-1-a: done\n# ";
+    await withSprint(`${head}${"x".repeat(256 * 1024 - 4 - head.length)}\n`, async () => {
+      const moved = await call("bmad-board", { story: "1-1-a", status: "ready-for-dev" });
+      expect(moved.isError).toBeFalsy();
+      expect(toolText(moved)).toBe(`Moved 1-1-a from done to ready-for-dev.\nThe board is not shown: ${SPRINT} is not read: it is 257 KiB, past the 256 KiB a YAML file is read to (a sprint's status is tens of KB). Trim it with bmad-files, or run bmad-sprint-planning again.`);
+      expect(readFileSync(join(tmp.dir, SPRINT), "utf8")).toContain("  1-1-a: ready-for-dev\n");
+    });
+  });
+
   // Review 434: a config naming a folder outside the project was said to name none.
   it("says where the config's implementation_artifacts points when that is outside the project", async () => {
     const configs = ["_bmad/bmm/config.yaml", "_bmad/config.toml"].map((f) => join(tmp.dir, f));

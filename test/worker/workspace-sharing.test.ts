@@ -1996,6 +1996,31 @@ describe("what a writer changed, in the owner's next view (review 454)", () => {
     expect((await owner.project({ action: "delete", name: room, confirm: room })).isError).toBe(false);
   });
 
+  // Review 461: a move as the owner's first view made the head theirs, so neither it nor the board after it said the
+  // writer's removed story.
+  it("tells in a move's answer what others changed in the version it moved from, once", async () => {
+    const room = unique("move-over");
+    expect((await owner.project({ action: "create", name: room })).isError).toBe(false);
+    await shareAccepted(owner, room, writer, "write");
+    const path = "_bmad-output/implementation-artifacts/sprint-status.yaml";
+    const plan = "development_status:\n  epic-1: in-progress\n  1-1-login: done\n  1-2-signup: in-progress\n  1-3-reset: backlog\n";
+    expect((await owner.files({ action: "write", project: room, path, content: plan })).isError).toBe(false);
+    expect((await writer.files({ action: "write", project: room, path, if_version: 1, content: plan.replace("  1-3-reset: backlog\n", "") })).isError).toBe(false);
+    const views = await viewsOf(owner);
+    const moved = await views.call(TOOL.bmadBoard, { project: room, story: "1-2-signup", status: "review" });
+    const columns = "columns backlog | ready-for-dev | in-progress | review | done:";
+    expect(moved.text.split("\n").slice(0, 2)).toEqual([`Moved 1-2-signup from in-progress to review, over the file as changed by others since your v1: v2 by ${writer.email} (+0 −1 lines).`, `${path} (version 3), ${columns}`]);
+    // Told once: the board and a read after it say nothing more of it.
+    expect((await views.call(TOOL.bmadBoard, { project: room })).text).not.toContain("changed by others");
+    expect((await owner.files({ action: "read", project: room, path })).text.split("\n")[0]).not.toContain("changed by others");
+    // A move that writes nothing leaves it to the board under it, as before.
+    expect((await writer.files({ action: "write", project: room, path, if_version: 3, content: plan })).isError).toBe(false);
+    const already = await views.call(TOOL.bmadBoard, { project: room, story: "1-1-login", status: "done" });
+    expect(already.text.split("\n").slice(0, 2)).toEqual(["1-1-login is already done: nothing was written.", `${path} (version 4, by ${writer.email}; changed by others since your v3: v4 by ${writer.email} (+2 −1 lines)), ${columns}`]);
+    await views.close();
+    expect((await owner.project({ action: "delete", name: room, confirm: room })).isError).toBe(false);
+  });
+
   it("tells the map's memlog who changed it last and what others changed since, once", async () => {
     const room = unique("memlog-by");
     expect((await owner.project({ action: "create", name: room })).isError).toBe(false);

@@ -4,8 +4,8 @@
 import { staleVersion, type Displaced, type FileContent, type WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import { boardName, moveStoryText } from "../runtime/sprint-move.js";
-import { SPRINT_MAX_ENTRIES, SPRINT_STATUS_FILE } from "../runtime/sprint-yaml.js";
-import { parseBoundedYaml, pastYamlSize } from "../yaml.js";
+import { SPRINT_STATUS_FILE, type YValue } from "../runtime/sprint-yaml.js";
+import { pastYamlSize } from "../yaml.js";
 import type { Result } from "../result.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, projectFolder } from "./earlier-work.js";
@@ -13,7 +13,7 @@ import { othersBeyond, othersSuffix } from "../workspace/line-authors.js";
 import { changedSinceClause, displacedNote, othersBeside, type ChangedSince } from "../workspace/changed-since.js";
 import { showName } from "../lines.js";
 import { loadYaml } from "../runtime/sprint-yaml.js";
-import { ACTION_STATUSES, formatStamp } from "../runtime/sprint-py.js";
+import { ACTION_STATUSES, formatStamp, getItem, isStr, pyStrOf } from "../runtime/sprint-py.js";
 import { wallTimeIn } from "../runtime/time-zone.js";
 import { LEGACY } from "../runtime/sprint-plan-read.js";
 import { utf8Text } from "../workspace/file-text.js";
@@ -138,16 +138,13 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
   // it were read (review 85: the board showed the last of two development_status blocks, which sprint_plan.py refuses).
   const loaded = loadYaml(text);
   if ("error" in loaded) return unshown(head, `${path} is not a file BMAD's sprint scripts read (${loaded.error}): sprint_plan.py validate refuses it too. Fix it with bmad-files, or run bmad-sprint-planning again.`);
-  let data: unknown;
-  try {
-    // Bounded (a writer's 99 aliases of a 950 KB status made a 94 MB board).
-    data = parseBoundedYaml(text, SPRINT_MAX_ENTRIES);
-  } catch (error) {
-    const why = error instanceof Error ? error.message.split("\n")[0]! : String(error);
-    return unshown(head, /alias/i.test(why) ? `${path} uses YAML anchors and aliases (&name, *name), which the board does not follow (BMAD's scripts read them, and a card's move refuses them): write the values out to see it here.` : `${path} does not parse: ${why}`);
-  }
-  const dev = (data as { development_status?: unknown } | null)?.development_status;
-  if (!dev || typeof dev !== "object" || Array.isArray(dev)) return unshown(head, `${path} has no development_status mapping.`);
+  // Read from the port's document, as a move reads it (review 461: a second parse refused an escaped U+2028 in quotes,
+  // which ruamel and a move read); no alias followed (a writer's 99 aliases of a 950 KB status made a 94 MB board).
+  const { root } = loaded.doc;
+  if (holdsAlias(root)) return unshown(head, `${path} uses YAML anchors and aliases (&name, *name), which the board does not follow (BMAD's scripts read them, and a card's move refuses them): write the values out to see it here.`);
+  const top = root?.kind === "map" ? root : undefined;
+  const dev = top && getItem(top, "development_status");
+  if (!top || dev?.kind !== "map") return unshown(head, `${path} has no development_status mapping.`);
   const epics = new Map<string, Board["epics"][number]>();
   // By the epic's number, as sprint_plan.py compares them (int()): `epic-01` is the epic of `1-2-x` (review 86).
   const epicOf = (digits: string) => {
@@ -157,13 +154,13 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
     return e;
   };
   let unknown = false;
-  for (const [written, value] of Object.entries(dev as Record<string, unknown>)) {
+  for (const { key: written, value } of dev.items) {
     // Each is shown inside a line of the board's text, its controls written out: one would start a line (review 78: a
     // quoted key made a line of a forged epic) or show it in another order, and a story left off went unsaid where
     // BMAD's scripts count it (review 91: `1-2-send-all-data-to-vendor\u200e`); invisible ones too, or a twin card
     // reads as the real one (review 281: `1-1-add-a\u200b-todo`); cut past a length (boardName). A move names it so (moveStoryText).
-    const key = boardName(written);
-    const status = boardName(typeof value === "string" ? value : value === null || typeof value === "object" ? "(not a status)" : String(value));
+    const key = boardName(pyStrOf(written));
+    const status = boardName(scalarText(value) ?? "(not a status)");
     const epic = /^epic-(\d+)$/.exec(key);
     if (epic) epicOf(epic[1]!).status = status;
     const retrospective = /^epic-(\d+)-retrospective$/.exec(key);
@@ -176,7 +173,7 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
     unknown ||= column === OTHER;
     epicOf(story[1]!).stories.push({ key, status: column, ...(column === status ? {} : { written: status }) });
   }
-  const open = openActions((data as { action_items?: unknown }).action_items);
+  const open = openActions(getItem(top, "action_items"));
   const actions = open.slice(0, MAX_ACTIONS);
   const leftOut = open.length - actions.length;
   return { ok: true, value: { ...head, columns: unknown ? [...STORY_STATUSES, OTHER] : STORY_STATUSES, ...capped([...epics.values()]), ...(actions.length ? { actions } : {}), ...(leftOut ? { actions_left_out: leftOut } : {}) } };
@@ -190,12 +187,27 @@ const OPEN_ACTION = new Set(ACTION_STATUSES.filter((status) => status !== "done"
 
 /** The retrospectives' action items open, as sprint_plan.py status lists them (review 339: the board showed none;
  *  review 348: one of a status the script skips was listed), each written out as a story key is (showName). */
-function openActions(items: unknown): NonNullable<Board["actions"]> {
-  if (!Array.isArray(items)) return [];
-  const shown = (value: unknown) => showName(typeof value === "string" || typeof value === "number" ? String(value) : "").slice(0, 300);
-  return items
-    .filter((item): item is Record<string, unknown> => Boolean(item) && typeof item === "object" && !Array.isArray(item) && OPEN_ACTION.has((item as { status?: unknown }).status as string))
-    .map((item) => ({ epic: shown(item.epic), action: shown(item.action), status: shown(item.status) }));
+function openActions(items: YValue | undefined): NonNullable<Board["actions"]> {
+  if (items?.kind !== "seq") return [];
+  const shown = (value: YValue | undefined) => showName(scalarText(value) ?? "").slice(0, 300);
+  return items.items.flatMap(({ value: item }) => {
+    const status = item.kind === "map" ? getItem(item, "status") : undefined;
+    // As sprint_plan.py status reads it: a str status only.
+    if (item.kind !== "map" || !isStr(status) || !OPEN_ACTION.has(status.text)) return [];
+    return [{ epic: shown(getItem(item, "epic")), action: shown(getItem(item, "action")), status: status.text }];
+  });
+}
+
+/** A scalar's text as Python's str() gives it, or undefined where it is null or a collection. */
+const scalarText = (value: YValue | undefined): string | undefined => (value?.kind === "scalar" && value.tag !== "null" ? pyStrOf(value) : undefined);
+
+/** Whether the document holds an alias or a merge anywhere: the board follows none. Its depth is bounded by the load
+ *  (tooHeavyToParse). */
+function holdsAlias(value: YValue | null): boolean {
+  if (value === null || value.kind === "scalar") return false;
+  if (value.kind === "alias") return true;
+  if (value.kind === "map") return value.merge !== undefined || value.items.some((i) => holdsAlias(i.value));
+  return value.items.some((i) => holdsAlias(i.value));
 }
 
 /** The epics in order while there is room, in stories and in characters of names; an epic none of whose stories fit
@@ -234,8 +246,10 @@ const MOVE_TRIES = 10;
 const MOVE_PAUSE_MS = 10;
 
 /** A move made, or none needed (`unchanged`: the story has that status already): the status file's path and its
- *  version, and the story's status before it. */
-export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, files: WorkspaceFiles, story: string, status: string, ifVersion?: number): Promise<Result<{ path: string; version: number; from: string; unchanged?: true }>> {
+ *  version, and the story's status before it; `over`: what others changed in the version it was made on, since the
+ *  caller's own (or the one they were last shown it with), which nothing else tells them: the move makes the head
+ *  theirs (review 461: a collaborator's removed story went unsaid). */
+export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, files: WorkspaceFiles, story: string, status: string, ifVersion?: number): Promise<Result<{ path: string; version: number; from: string; unchanged?: true; over?: ChangedSince }>> {
   const path = await sprintPlanPath(reader, runtime);
   if (!path) return { ok: false, error: await noSprintFolder(reader, runtime) };
   if (!STORY.test(story)) return { ok: false, error: `"${boardName(story)}" is not a story key (epic-story-name, e.g. 1-2-login).` };
@@ -268,7 +282,8 @@ export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, f
           return { ok: true, value: again.text === undefined ? current! : new TextEncoder().encode(again.text) };
         }, ifVersion === undefined ? undefined : read.value.version)
       : await files.write(path, new TextEncoder().encode(moved.text), { ifVersion: read.value.version });
-    if (written.ok) return { ok: true, path, version: written.value.version, from };
+    const over = read.value.changed_since;
+    if (written.ok) return { ok: true, path, version: written.value.version, from, ...(over ? { over } : {}) };
     if (written.kind !== "conflict") return { ok: false, error: written.error };
     // A move has nothing to merge: made again on the file as it is now, unless it named the version it was chosen at.
     if (ifVersion !== undefined || tries === MOVE_TRIES) return { ok: false, error: `${path} changed during the move: move it again.` };

@@ -22,7 +22,7 @@ import { folderName, inProject, notThisProject } from "./workspace.tools.js";
 import { BMAD_SCHEME } from "../../catalog/paths.js";
 import { sanitizeConfigText, servedFile, servedVersion } from "../../catalog/config.js";
 import { othersClause } from "../../workspace/line-authors.js";
-import { changedSinceClause, displacedNote, othersBeside, toldUpTo } from "../../workspace/changed-since.js";
+import { changedSinceClause, changedSinceNote, displacedNote, othersBeside, toldUpTo } from "../../workspace/changed-since.js";
 import { NOT_UTF8_NOTE } from "../../workspace/file-text.js";
 import { MAX_FILE_BYTES } from "../../workspace/limits.js";
 
@@ -248,11 +248,13 @@ export const bmadBoardTool = defineTool({
       // writes through these files.
       const owner = found.files.changeOwner?.();
       const where = owner ? ` in "${project ?? found.name}", ${owner}'s project` : "";
-      const made = moved.unchanged ? `${boardName(story)} is already ${status}${where}: nothing was written.` : `Moved ${boardName(story)} from ${boardName(moved.from) || "(no status)"} to ${status}${where}.`;
+      const over = moved.over ? `, over the file as ${changedSinceNote(moved.over)}` : "";
+      const made = moved.unchanged ? `${boardName(story)} is already ${status}${where}: nothing was written.` : `Moved ${boardName(story)} from ${boardName(moved.from) || "(no status)"} to ${status}${where}${over}.`;
       move = `${made}${await storyFileNote(found.files, moved.path, story, status)}\n`;
     }
     const board = await readBoard(deps.reader, runtime.runtime, found.files);
-    if (!board.ok) return fail(board.error);
+    // A move made (or found made) stands: said, then why no board follows.
+    if (!board.ok) return move ? done(`${move}The board is not shown: ${board.error}`, { project: found.name, access: found.access, moved: move.trimEnd(), board_error: board.error }) : fail(board.error);
     return done(`${move}${boardText(board.value)}`, { project: found.name, access: found.access, ...board.value, ...(move ? { moved: move.trimEnd() } : {}) });
   },
 });
