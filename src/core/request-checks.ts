@@ -66,12 +66,20 @@ function overBounds(value: unknown): "values" | "depth" | undefined {
   return undefined;
 }
 
+/** Requests that render, read or run something, per batch: one POST of 100 prompts/get renders cost about a second
+ *  of the isolate's CPU, and stalled other users' requests behind it (review 465). The bounds above count values,
+ *  not work. */
+const MAX_COSTLY_PER_BATCH = 10;
+const COSTLY_METHODS = new Set(["tools/call", "prompts/get", "resources/read"]);
+
 /** A batch the SDK's stateless transport would never finish: it answers a POST once every request id in it is
  *  answered, so a request the batch itself cancels held the response open for good, and a repeated id was answered
- *  once, the other request lost (review 219). A request is what has an id and a method, whatever the method says. */
+ *  once, the other request lost (review 219). A request is what has an id and a method, whatever the method says.
+ *  Or one holding more costly requests than MAX_COSTLY_PER_BATCH. */
 function batchRefusal(batch: unknown[]): Refusal | undefined {
   const ids = new Set<unknown>();
   const cancelled: unknown[] = [];
+  let costly = 0;
   for (const item of batch) {
     const message = item as { id?: unknown; method?: unknown; params?: { requestId?: unknown } } | null;
     if (typeof message !== "object" || message === null || typeof message.method !== "string") continue;
@@ -81,6 +89,9 @@ function batchRefusal(batch: unknown[]): Refusal | undefined {
     }
     if (ids.has(message.id)) return { status: 400, code: INVALID_REQUEST, message: `Request id ${shownId(message.id)} is repeated in this batch; give each request its own id.` };
     ids.add(message.id);
+    if (COSTLY_METHODS.has(message.method) && ++costly > MAX_COSTLY_PER_BATCH) {
+      return { status: 400, code: INVALID_REQUEST, message: `This batch holds more than ${MAX_COSTLY_PER_BATCH} tools/call, prompts/get and resources/read requests, the most one batch may: split it into several POSTs, or send them one at a time.` };
+    }
   }
   for (const id of cancelled) {
     if (ids.has(id)) return { status: 400, code: INVALID_REQUEST, message: `This batch cancels its own request ${shownId(id)}, which would leave it unanswered and the response open: send notifications/cancelled in a POST of its own, after the request's.` };

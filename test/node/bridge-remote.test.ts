@@ -188,7 +188,7 @@ it("says a sign-in the user refused was refused, not that the server is unreacha
   const cookie = consent.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
   const handle = /name="handle" value="([^"]+)"/.exec(await consent.text())![1]!;
   // A call waiting for the sign-in when the user clicks Deny.
-  const waiting = client.callTool({ name: "bmad-resources", arguments: { operation: "list", glob: "core/**" } });
+  const waiting = client.callTool({ name: "bmad-resources", arguments: { operation: "list", pattern: "core/**" } });
   const denied = await fetch(new URL("/authorize", link), { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: new URL(link).origin }, body: new URLSearchParams({ handle, decision: "deny" }) });
   expect(await (await fetch(denied.headers.get("location")!)).text()).toContain("Sign-in was refused, so bmad-mcp is not signed in.");
   expect(text(await waiting)).toMatch(/^Note: the sign-in to \S+ was refused in the browser; the next call asks again; this answer comes from the local bundle\./);
@@ -203,7 +203,7 @@ it("gives each sign-in its own state, refuses an older tab's answer, and says si
   const first = await until("the sign-in link", () => links()[0]);
   await until("the end of the wait", () => (stderr().includes("no sign-in came back from the browser within 6 seconds") ? true : undefined));
   // The next call opens a page of its own, with a state of its own.
-  const calls = [client.callTool({ name: "bmad-resources", arguments: { operation: "list", glob: "core/**" } })];
+  const calls = [client.callTool({ name: "bmad-resources", arguments: { operation: "list", pattern: "core/**" } })];
   const second = await until("a second sign-in link", () => links()[1]);
   expect(stateOf(second)).not.toBe(stateOf(first));
   // A callback whose code cannot be traded: the tab says the sign-in failed, not "Signed in", and the terminal says why.
@@ -213,7 +213,7 @@ it("gives each sign-in its own state, refuses an older tab's answer, and says si
   const failedPage = await (await fetch(forged)).text();
   expect(failedPage, `${failedPage}\n${stderr()}`).toContain("The sign-in failed: the terminal says why.");
   await until("the reason on the terminal", () => (stderr().includes(`the sign-in to ${remote} failed as the browser's answer was traded for a token`) ? true : undefined));
-  calls.push(client.callTool({ name: "bmad-resources", arguments: { operation: "list", glob: "core/**" } }));
+  calls.push(client.callTool({ name: "bmad-resources", arguments: { operation: "list", pattern: "core/**" } }));
   const third = await until("a third sign-in link", () => links()[2]);
   // The user clicks Allow in the first tab, left from the sign-in that timed out: refused, pointing at the newest tab.
   const consent = await fetch(first, { redirect: "manual" });

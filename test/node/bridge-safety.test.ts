@@ -969,6 +969,19 @@ describe("compare-and-set holds under the lock that writes", () => {
     expect(readFileSync(join(dir, "docs/half.md"), "utf8")).toBe("# Goals 🙂 ship\n");
   });
 
+  it("writes past no misspelled guard: a key bmad-files does not take is refused, naming the one it is near (review 465)", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    expect((await files(client, { action: "write", path: "docs/guarded.md", content: "one\n" })).isError).toBe(false);
+    const takes = "It takes: action, project, path, content, old, version, if_version.";
+    for (const [guard, near] of [["ifVersion", ' (did you mean "if_version"?)'], ["if-version", ' (did you mean "if_version"?)'], ["expected_version", ""]] as const) {
+      const write = await files(client, { action: "write", path: "docs/guarded.md", content: "two\n", [guard]: 99 });
+      expect([write.isError, write.text]).toEqual([true, `Invalid arguments for bmad-files: unknown argument "${guard}"${near}. ${takes}`]);
+    }
+    expect(readFileSync(join(dir, "docs/guarded.md"), "utf8")).toBe("one\n");
+    expect((await files(client, { action: "list", path: "docs", pattern: "docs/*.md" })).text).toBe(`Invalid arguments for bmad-files: unknown argument "pattern". ${takes}`);
+  });
+
   it("answers a write another program removes at once by what it wrote, and names a refused file once (review 192)", async () => {
     const { dir } = sharedProject();
     const client = await sharedProject().client;

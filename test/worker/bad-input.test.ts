@@ -106,6 +106,23 @@ describe("arguments are validated at the edge", () => {
     expect(await toolError(TOOL.bmadResources, { operation: "read" })).toMatch(/needs "uri"/);
   });
 
+  // Review 465: an unknown key was dropped unsaid: a misspelled guard wrote anyway, a "pattern" for list listed all.
+  it("refuses a key the tool does not take, naming the one it is near and what the tool takes", async () => {
+    const writer = await signInAs(`${unique("speller")}@example.com`);
+    const project = unique("spelled");
+    expect((await writer.project({ action: "create", name: project })).isError).toBe(false);
+    expect((await writer.files({ action: "write", project, path: "docs/c.md", content: "one" })).isError).toBe(false);
+    const takes = "It takes: action, project, path, content, old, version, if_version.";
+    const write = await writer.files({ action: "write", project, path: "docs/c.md", content: "two", ifVersion: 99 });
+    expect(write).toMatchObject({ isError: true, text: `Invalid arguments for bmad-files: unknown argument "ifVersion" (did you mean "if_version"?). ${takes}` });
+    expect((await writer.files({ action: "write", project, path: "docs/c.md", content: "two", expected_version: 99 })).text).toBe(`Invalid arguments for bmad-files: unknown argument "expected_version". ${takes}`);
+    expect((await writer.files({ action: "list", project, pattern: "docs/*.md" })).text).toBe(`Invalid arguments for bmad-files: unknown argument "pattern". ${takes}`);
+    expect((await writer.files({ action: "read", project, path: "docs/c.md", verison: 1, constructor: 1 })).text).toBe(`Invalid arguments for bmad-files: unknown arguments "verison" (did you mean "version"?), "constructor". ${takes}`);
+    // Nothing was written past the misspelled guard.
+    expect((await writer.files({ action: "read", project, path: "docs/c.md" })).text).toMatch(/\none$/);
+    expect(await toolError(TOOL.bmadResources, { operation: "list", glob: "core/**" })).toBe('Invalid arguments for bmad-resources: unknown argument "glob". It takes: operation, uri, pattern, query, type.');
+  });
+
   it("refuses a bad pagination cursor, in every list (review 131: tools/list and prompts/list ignored it)", async () => {
     for (const list of [() => client.listResources({ cursor: "not-a-cursor" }), () => client.listTools({ cursor: "not-a-cursor" }), () => client.listPrompts({ cursor: "not-a-cursor" }), () => client.listResourceTemplates({ cursor: "not-a-cursor" })]) {
       await expect(list()).rejects.toThrow(/Invalid cursor "not-a-cursor": pass the nextCursor of the previous page\./);
@@ -255,6 +272,23 @@ describe("request bodies (review 15)", () => {
     const fine = await post([{ id: 5, method: "ping" }, { id: "5", method: "ping" }, { method: "notifications/cancelled", params: { requestId: 9 } }]);
     expect(fine.status).toBe(200);
     expect(await fine.text()).toMatch(/"id":"5"[^]*"id":5|"id":5[^]*"id":"5"/);
+  });
+
+  // Review 465: one 13 KB POST of 100 prompts/get with a message cost up to a second of the isolate's CPU.
+  it("refuse a batch of more than 10 tool calls, prompt renders and resource reads, and serve one of 10", async () => {
+    const writer = await signInAs(`${unique("costly")}@example.com`);
+    const post = (batch: object[]) =>
+      withBearer(workerFetch, writer.token)(`${ORIGIN}/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" }, body: JSON.stringify(batch.map((m, id) => ({ jsonrpc: "2.0", id, ...m }))), signal: AbortSignal.timeout(10_000) });
+    const prompt = { method: "prompts/get", params: { name: "bmad-architect", arguments: { message: "Plan it", project: "none" } } };
+    const many = await post(Array.from({ length: 100 }, () => prompt));
+    expect(many.status).toBe(400);
+    expect(await many.json()).toEqual({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "This batch holds more than 10 tools/call, prompts/get and resources/read requests, the most one batch may: split it into several POSTs, or send them one at a time." } });
+    const mixed = [...Array.from({ length: 4 }, () => ({ method: "tools/call", params: { name: TOOL.listWorkflows, arguments: {} } })), ...Array.from({ length: 4 }, () => ({ method: "resources/read", params: { uri: "bmad://bmm/bmad-agent-pm/SKILL.md" } })), ...Array.from({ length: 3 }, () => prompt)];
+    expect((await post(mixed)).status).toBe(400);
+    // Ten, and any number of cheap ones beside them, are served.
+    const fine = await post([...mixed.slice(1), ...Array.from({ length: 20 }, () => ({ method: "ping" }))]);
+    expect(fine.status).toBe(200);
+    expect((await fine.text()).match(/"jsonrpc":"2\.0"/g)).toHaveLength(30);
   });
 
   it("are read capped on the sign-in endpoints too, which take them from anyone (review 19: 90 MB was buffered whole)", async () => {

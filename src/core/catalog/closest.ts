@@ -5,7 +5,7 @@
 const MAX_LENGTH = 200;
 const MAX_COMPARED = 128;
 
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   if (a === b) return 0;
   let prev = new Uint16Array(b.length + 1).map((_, i) => i);
   let row = new Uint16Array(b.length + 1);

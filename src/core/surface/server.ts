@@ -15,7 +15,7 @@ import { asServed, renderRecord, renderTarget } from "./render.js";
 import { forConnection } from "./runtime-block.js";
 import { skillSource } from "./skills.js";
 import { deepFreeze, STATIC_TOOLS, surfaceFor } from "./surface.js";
-import { describeInvalid, describeIssues, halfCharacter, parseArguments } from "./tool.js";
+import { describeIssues, halfCharacter, parseArguments } from "./tool.js";
 import type { ConfirmRequest } from "./outcome.js";
 import { readView, rendersViews, VIEW_PREFIX } from "./views.js";
 import { TOOL } from "./names.js";
@@ -125,8 +125,8 @@ export function buildServer(deps: SurfaceDeps, toolsets: ToolsetName[]): Server 
     const key = `${name}\0${json}`;
     const kept = surface.toolResults.get(key);
     if (kept) return kept;
-    const parsed = parseArguments(tool.input, args);
-    if (!parsed.success) return errorResult(describeInvalid(name, parsed.error, tool.input));
+    const parsed = parseArguments(name, tool.input, args);
+    if (!parsed.ok) return errorResult(parsed.error);
     try {
       // Sampling: asked for in the result (2026-07-28 clients answer and call again; for 2025-era clients the SDK
       // sends sampling/createMessage itself and calls the handler again), only of clients that declare it.

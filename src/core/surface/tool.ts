@@ -7,6 +7,8 @@ import type { SurfaceDeps } from "./deps.js";
 import type { ToolOutcome } from "./outcome.js";
 import { terminalText } from "../workspace/paths.js";
 import { LONE_SURROGATE } from "../lines.js";
+import type { Result } from "../result.js";
+import { editDistance } from "../catalog/closest.js";
 
 export interface ToolAnnotations {
   readOnlyHint?: boolean;
@@ -96,24 +98,55 @@ function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
-/** A tool's arguments parsed, a whole number sent as a string (`"version": "2"`, as some clients send them) taken as
- *  the number where the tool wants one (review 117: each cost a refused call). Nothing else is coerced. */
-export function parseArguments<S extends z.ZodObject>(input: S, args: Record<string, unknown>): ReturnType<S["safeParse"]> {
-  const parsed = input.safeParse(args);
-  if (parsed.success) return parsed as ReturnType<S["safeParse"]>;
-  const numbers = parsed.error.issues.flatMap((i) => {
+/** A tool's arguments parsed, or why not in words for the model. A key the tool does not take is refused, not dropped
+ *  (review 465: a misspelled "ifVersion" wrote without its guard, a "pattern" for list listed everything). A whole
+ *  number sent as a string (`"version": "2"`, as some clients send them) is taken as the number where the tool wants
+ *  one (review 117: each cost a refused call). Nothing else is coerced. */
+export function parseArguments<S extends z.ZodObject>(tool: string, input: S, args: Record<string, unknown>): Result<{ data: z.infer<S> }> {
+  const stray = unknownArguments(tool, input, args);
+  if (stray) return { ok: false, error: stray };
+  let parsed = input.safeParse(args);
+  const numbers = parsed.success ? [] : parsed.error.issues.flatMap((i) => {
     const key = i.path.length === 1 && i.code === "invalid_type" && i.expected === "number" ? i.path[0] : undefined;
     const value = typeof key === "string" && Object.hasOwn(args, key) ? args[key] : undefined;
     return typeof value === "string" && /^(0|[1-9][0-9]{0,15})$/.test(value) ? [[key as string, Number(value)] as const] : [];
   });
-  if (!numbers.length) return parsed as ReturnType<S["safeParse"]>;
-  const coerced: Record<string, unknown> = { ...args };
-  for (const [key, value] of numbers) Object.defineProperty(coerced, key, { value, enumerable: true, writable: true, configurable: true });
-  return input.safeParse(coerced) as ReturnType<S["safeParse"]>;
+  if (numbers.length) {
+    const coerced: Record<string, unknown> = { ...args };
+    for (const [key, value] of numbers) Object.defineProperty(coerced, key, { value, enumerable: true, writable: true, configurable: true });
+    parsed = input.safeParse(coerced);
+  }
+  return parsed.success ? { ok: true, data: parsed.data } : { ok: false, error: describeInvalid(tool, parsed.error, input) };
+}
+
+/** Why arguments holding keys the tool does not take are refused, naming each (up to a few) with the known key it is
+ *  near, and what the tool takes; undefined where every key is known. The published schemas say nothing of it: an
+ *  `additionalProperties: false` in each would cost every tools/list. */
+function unknownArguments(tool: string, input: z.ZodObject, args: Record<string, unknown>): string | undefined {
+  const known = Object.keys(input.shape);
+  const unknown = Object.keys(args).filter((key) => !Object.hasOwn(input.shape, key));
+  if (!unknown.length) return undefined;
+  const named = unknown.slice(0, MAX_ISSUES_SHOWN).map((key) => {
+    const near = nearKey(key, known);
+    return near === undefined ? fieldName([key], "") : `${fieldName([key], "")} (did you mean "${near}"?)`;
+  });
+  const more = unknown.length - named.length;
+  const takes = known.length ? `It takes: ${known.join(", ")}.` : "It takes none.";
+  return `Invalid arguments for ${tool}: unknown argument${unknown.length > 1 ? "s" : ""} ${named.join(", ")}${more > 0 ? ` and ${more} more` : ""}. ${takes}`;
+}
+
+/** The known key `key` is near: the same but for case, "_" and "-" (`ifVersion`, `if-version`), or at most two
+ *  characters apart (`verison`). Only keys of about the same length are compared: cheap for any key sent. */
+function nearKey(key: string, known: string[]): string | undefined {
+  const bare = (name: string) => name.toLowerCase().replace(/[_-]/g, "");
+  const asked = bare(key.slice(0, 100));
+  const same = known.find((k) => bare(k) === asked);
+  if (same !== undefined) return same;
+  return known.find((k) => Math.abs(bare(k).length - asked.length) <= 2 && editDistance(bare(k), asked) <= Math.min(2, Math.floor(asked.length / 3)));
 }
 
 /** A zod failure as one line naming each bad field, what it expected, and what the field is (its describe()). */
-export function describeInvalid(tool: string, error: z.ZodError, input: z.ZodObject): string {
+function describeInvalid(tool: string, error: z.ZodError, input: z.ZodObject): string {
   const hint = (path: readonly PropertyKey[]) => {
     const key = path.length === 1 ? path[0] : undefined;
     return typeof key === "string" && Object.hasOwn(input.shape, key) ? input.shape[key]?.description : undefined;
