@@ -15,7 +15,7 @@ const root = document.getElementById("app")!;
 function showBoard(result: ToolResult, notice?: string): void {
   const board = result.structuredContent as unknown as Board;
   // A move made, and the board not read after it: the answer says both.
-  if (result.isError || !board.epics) return show(root, errorBox(resultText(result)));
+  if (result.isError || !board?.epics) return show(root, errorBox(resultText(result)));
   const move = async (story: string, status: string) => {
     const out = await app.callTool("bmad-board", { project: board.project, story, status, if_version: board.version });
     if (!out.isError) return showBoard(out);
