@@ -126,7 +126,8 @@ it("signs in through the browser, keeps sessions on the remote and runs file-sys
   expect(names).toContain("bmad-task");
   expect(new Set(names).size).toBe(names.length);
   const contract = await client.callTool({ name: "run_completion_contract", arguments: {} });
-  expect(contract.structuredContent).toMatchObject({ status: "PASS", output: "local contract ran\n" });
+  expect(contract.structuredContent).toMatchObject({ status: "PASS", output_bytes: Buffer.byteLength("local contract ran\n") });
+  expect(toolText(contract)).toMatch(/^PASS in \d+ ms\nlocal contract ran\n$/);
   // bmad-files and bmad-run work on this folder, as the docs say (a review found them sent to the remote).
   const written = await client.callTool({ name: "bmad-files", arguments: { action: "write", path: "docs/local.md", content: "# Local\n\nA few words.\n" } });
   expect(written.isError, text(written)).toBeFalsy();

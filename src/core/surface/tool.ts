@@ -119,12 +119,16 @@ export function parseArguments<S extends z.ZodObject>(tool: string, input: S, ar
   return parsed.success ? { ok: true, data: parsed.data } : { ok: false, error: describeInvalid(tool, parsed.error, input) };
 }
 
+/** Keys most tools take, which a model sends to the others too (get_workflow_status with the project it works in, in
+ *  every test of it): passed over there, as before, not refused. */
+const PASSED_OVER = new Set(["project"]);
+
 /** Why arguments holding keys the tool does not take are refused, naming each (up to a few) with the known key it is
  *  near, and what the tool takes; undefined where every key is known. The published schemas say nothing of it: an
  *  `additionalProperties: false` in each would cost every tools/list. */
 function unknownArguments(tool: string, input: z.ZodObject, args: Record<string, unknown>): string | undefined {
   const known = Object.keys(input.shape);
-  const unknown = Object.keys(args).filter((key) => !Object.hasOwn(input.shape, key));
+  const unknown = Object.keys(args).filter((key) => !Object.hasOwn(input.shape, key) && !PASSED_OVER.has(key));
   if (!unknown.length) return undefined;
   const named = unknown.slice(0, MAX_ISSUES_SHOWN).map((key) => {
     const near = nearKey(key, known);
