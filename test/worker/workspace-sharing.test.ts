@@ -1954,10 +1954,16 @@ async function viewsOf(person: Person): Promise<{ call: (tool: string, args: Rec
 }
 
 describe("what a writer changed, in the owner's next view (review 454)", () => {
-  it("tells the board who made its version and what others changed since, once, as a read does; a bmad:read token every time", async () => {
-    const room = unique("board-by");
+  /** A project of the owner's, shared with the writer, accepted. */
+  const sharedWithWriter = async (prefix: string) => {
+    const room = unique(prefix);
     expect((await owner.project({ action: "create", name: room })).isError).toBe(false);
     await shareAccepted(owner, room, writer, "write");
+    return room;
+  };
+
+  it("tells the board who made its version and what others changed since, once, as a read does; a bmad:read token every time", async () => {
+    const room = await sharedWithWriter("board-by");
     const path = "_bmad-output/implementation-artifacts/sprint-status.yaml";
     const plan = "development_status:\n  epic-1: in-progress\n  1-1-login: done\n  1-2-signup: in-progress\n  1-3-reset: backlog\n";
     expect((await owner.files({ action: "write", project: room, path, content: plan })).isError).toBe(false);
@@ -1999,9 +2005,7 @@ describe("what a writer changed, in the owner's next view (review 454)", () => {
   // Review 461: a move as the owner's first view made the head theirs, so neither it nor the board after it said the
   // writer's removed story.
   it("tells in a move's answer what others changed in the version it moved from, once", async () => {
-    const room = unique("move-over");
-    expect((await owner.project({ action: "create", name: room })).isError).toBe(false);
-    await shareAccepted(owner, room, writer, "write");
+    const room = await sharedWithWriter("move-over");
     const path = "_bmad-output/implementation-artifacts/sprint-status.yaml";
     const plan = "development_status:\n  epic-1: in-progress\n  1-1-login: done\n  1-2-signup: in-progress\n  1-3-reset: backlog\n";
     expect((await owner.files({ action: "write", project: room, path, content: plan })).isError).toBe(false);
@@ -2022,9 +2026,7 @@ describe("what a writer changed, in the owner's next view (review 454)", () => {
   });
 
   it("tells the map's memlog who changed it last and what others changed since, once", async () => {
-    const room = unique("memlog-by");
-    expect((await owner.project({ action: "create", name: room })).isError).toBe(false);
-    await shareAccepted(owner, room, writer, "write");
+    const room = await sharedWithWriter("memlog-by");
     const memlog = "_bmad-output/planning-artifacts/r3/.memlog.md";
     const entries = "- 2026-12-01 decided: use postgres\n- 2026-12-01 decided: drop the cache\n";
     expect((await owner.files({ action: "write", project: room, path: memlog, content: entries })).isError).toBe(false);
@@ -2046,9 +2048,7 @@ describe("what a writer changed, in the owner's next view (review 454)", () => {
   });
 
   it("names who set the project's time zone where a member did, through a migration of a project from before", async () => {
-    const room = unique("zone-by");
-    expect((await owner.project({ action: "create", name: room })).isError).toBe(false);
-    await shareAccepted(owner, room, writer, "write");
+    const room = await sharedWithWriter("zone-by");
     const zoneOf = async (who: Person) => (await who.project({ action: "config", name: room })).text.split("\n")[0]!;
     // A project from before the setter was kept: its table gains the column, and its zone is the owner's.
     expect((await owner.project({ action: "config", name: room, time_zone: "Europe/Paris" })).isError).toBe(false);
