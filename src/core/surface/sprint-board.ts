@@ -4,7 +4,7 @@
 import { staleVersion, type Displaced, type FileContent, type WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import { boardName, moveStoryText } from "../runtime/sprint-move.js";
-import { SPRINT_STATUS_FILE, type YValue } from "../runtime/sprint-yaml.js";
+import { loadYaml, SPRINT_STATUS_FILE, type YValue } from "../runtime/sprint-yaml.js";
 import { pastYamlSize } from "../yaml.js";
 import type { Result } from "../result.js";
 import type { BundleReader } from "./reader.js";
@@ -12,7 +12,6 @@ import { configOf, projectFolder } from "./earlier-work.js";
 import { othersBeyond, othersSuffix } from "../workspace/line-authors.js";
 import { changedSinceClause, displacedNote, othersBeside, type ChangedSince } from "../workspace/changed-since.js";
 import { showName } from "../lines.js";
-import { loadYaml } from "../runtime/sprint-yaml.js";
 import { ACTION_STATUSES, formatStamp, getItem, isStr, pyStrOf } from "../runtime/sprint-py.js";
 import { wallTimeIn } from "../runtime/time-zone.js";
 import { LEGACY } from "../runtime/sprint-plan-read.js";
