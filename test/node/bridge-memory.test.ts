@@ -4,7 +4,7 @@
 // BMAD_PROJECT_ROOT, and delegate_to_agent with and without a client that answers sampling.
 import { execFileSync } from "node:child_process";
 import { appendFileSync, chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CreateMessageRequestSchema, type CreateMessageRequest } from "@modelcontextprotocol/sdk/types.js";
@@ -462,6 +462,9 @@ describe("the kit around memory", () => {
     expect(byDefault.structured).toMatchObject({ branch: "main", run_id: "run-2", status: "active" });
     // The state is bulk: once, in the text (review 363).
     expect(byDefault.text).toContain('"step":3');
+    // The folder by its name is the project asked about, as without it; another name is no project here (review 468).
+    expect((await call("get_workflow_status", { project: basename(dir) })).structured).toEqual(byDefault.structured);
+    expect((await call("get_workflow_status", { project: "elsewhere", run_id: "run-1" })).text).toBe(`"elsewhere" is not this project: get_workflow_status here works on the project folder, "${basename(dir)}" (give that, or no "project"). A workspace's files come here with bmad-mcp pull --project <name>, and go back with bmad-mcp push.`);
     expect((await call("get_workflow_status", { branch: "feature/login" })).structured).toMatchObject({ run_id: "run-3", status: "failed" });
     expect((await call("get_workflow_status", { run_id: "run-1" })).structured).toMatchObject({ workflow: "prd", status: "completed" });
     expect((await call("get_workflow_status", { branch: "../../etc" })).text).toMatch(/not a branch name/);

@@ -73,7 +73,7 @@ it("keeps seed 001's names, arguments, enums (but the agents), defaults and requ
   expect(delegate.properties.max_tokens).toMatchObject({ type: "integer", default: 2048 });
   expect(Object.keys(delegate.properties)).toEqual(["agent_id", "task", "context", "max_tokens"]);
   const status = listing("get_workflow_status").inputSchema;
-  expect(Object.keys(status.properties)).toEqual(["run_id", "branch"]);
+  expect(Object.keys(status.properties)).toEqual(["run_id", "branch", "project"]);
   expect(status.properties.branch.type).toBe("string");
 });
 

@@ -500,6 +500,35 @@ describe("memory files and project files in the workspace", () => {
     expect(again.text.split("\n").filter((l: string) => l.includes("/r3")).length).toBe(1);
   });
 
+  it("answers get_workflow_status about the project named: its newest run, else its own status, never another's run or a session (review 468)", async () => {
+    const bo = await signInAs(`${unique("bo")}@example.com`);
+    const boCall = await withMemory(bo);
+    const [a, b, empty] = [unique("apps"), unique("books"), unique("empty")];
+    for (const name of [a, b, empty]) await bo.project({ action: "create", name });
+    const run = (name: string, id: string, at: string) => bo.files({ action: "write", project: name, path: `_bmad-output/.runs/main/${id}/state.json`, content: JSON.stringify({ status: "running", workflow: "prd", updated_at: at }) });
+    await run(a, "ra", "2026-04-01T00:00:00Z");
+    await run(b, "rb", "2026-04-02T00:00:00Z");
+    // A delivery session made after both runs: the newest work of all, and in no project.
+    expect((await boCall(TOOL.bmadTask, { action: "start", objective: "Checkout flow" })).isError).toBe(false);
+    expect((await boCall(TOOL.getWorkflowStatus, { project: a })).structured).toMatchObject({ project: a, run_id: "ra" });
+    expect((await boCall(TOOL.getWorkflowStatus, { project: b })).structured).toMatchObject({ project: b, run_id: "rb" });
+    // Named as only that project, as the store resolves it.
+    const tagged = `${a}@${ownerTag(bo.id)}`;
+    expect((await boCall(TOOL.getWorkflowStatus, { project: tagged })).structured).toMatchObject({ project: tagged, run_id: "ra" });
+    // A run's id is looked for in the project named alone.
+    expect((await boCall(TOOL.getWorkflowStatus, { project: a, run_id: "rb" })).text).toMatch(/^No run "rb" on branch main/);
+    const none = await boCall(TOOL.getWorkflowStatus, { project: empty });
+    expect(none.isError, none.text).toBe(false);
+    expect(none.text).toContain("No runs on branch main (_bmad-output/.runs/main/) and no delivery sessions yet.");
+    expect(none.structured).toMatchObject({ runs: [], sessions: [] });
+    expect(none.structured.projects.map((p: { project: string }) => p.project)).toEqual([empty]);
+    const unknown = await boCall(TOOL.getWorkflowStatus, { project: `${a}x` });
+    expect(unknown.isError).toBe(true);
+    // In the words every tool says it, naming the projects there are.
+    expect(unknown.text).toMatch(new RegExp(`^Project "${a}x" not found\\. Closest: ${a}, `));
+    for (const name of [b, empty]) expect(unknown.text).toContain(name);
+  });
+
   it("lists runs from one listing, the newest 100 by when they were written, with at most 20 warnings (reviews 26, 28 and 30: planted runs held list_sessions seconds, and hid the owner's)", async () => {
     const name = unique("manyruns");
     await ada.project({ action: "create", name });

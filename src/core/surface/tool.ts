@@ -119,8 +119,8 @@ export function parseArguments<S extends z.ZodObject>(tool: string, input: S, ar
   return parsed.success ? { ok: true, data: parsed.data } : { ok: false, error: describeInvalid(tool, parsed.error, input) };
 }
 
-/** Keys most tools take, which a model sends to the others too (get_workflow_status with the project it works in, in
- *  every test of it): passed over there, as before, not refused. */
+/** Keys most tools take, which a model sends to the others too (list_sessions or spawn_subagent_task with the project it
+ *  works in): passed over there, as before, not refused. */
 const PASSED_OVER = new Set(["project"]);
 
 /** Why arguments holding keys the tool does not take are refused, naming each (up to a few) with the known key it is

@@ -8,15 +8,16 @@ import { TOOL } from "../names.js";
 import { checkBranch, DEFAULT_BRANCH, listRuns, newestWritten, readRun, RUNS_DIR, type RunSummary } from "../../memory/runs.js";
 import { newestFirst, sessionPlace, type ListPlace, type UnreadableSession } from "../../delivery/store.js";
 import type { SessionSummary } from "../../delivery/session.js";
-import type { WorkspaceFiles } from "../../workspace/store.js";
+import type { ProjectSummary, WorkspaceFiles, WorkspaceStore } from "../../workspace/store.js";
 import { printable } from "../../workspace/paths.js";
 import type { SurfaceDeps } from "../deps.js";
+import type { Result } from "../../result.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
 import { defineTool, READ_ONLY } from "../tool.js";
 import { capOutput } from "../../runtime/budget.js";
 import { projectState } from "../project-state.js";
 import { noSessions, sessionField, stored } from "./delivery.tools.js";
-import { offerLines } from "./workspace.tools.js";
+import { notThisProject, offerLines } from "./workspace.tools.js";
 
 /** Sessions get_workflow_status looks among for the one to resume (the newest made): one changed last is among them. */
 const RESUME_AMONG = 50;
@@ -28,16 +29,21 @@ export const getWorkflowStatus = defineTool({
   input: z.object({
     run_id: sessionField.optional().describe("Run or session id"),
     branch: z.string().min(1).max(200).optional().describe("Session branch (default main)"),
+    project: z.string().min(1).max(200).optional().describe("Project (default: all yours)"),
   }),
   annotations: READ_ONLY,
-  async run({ run_id, branch }, deps, _signal, call) {
+  async run({ run_id, branch, project }, deps, _signal, call) {
     const { sessions, owner } = deps;
     const checked = checkBranch(branch ?? DEFAULT_BRANCH);
     if (!checked.ok) return fail(checked.error);
     const onMain = checked.value === DEFAULT_BRANCH;
-    const places = await runPlaces(deps);
+    const named = project === undefined ? undefined : await namedPlace(deps, project);
+    if (named && !named.ok) return fail(named.error);
+    const only = named?.place;
+    const places = only ? [only] : await runPlaces(deps);
     if (!sessions && !places.length) return noSessions();
-    const own = places.filter((p) => !p.owner);
+    // The project named is the one asked about, shared or not (review 468: another project's run answered for it).
+    const own = only ? places : places.filter((p) => !p.owner);
     if (run_id !== undefined) {
       // The caller's own session of that name first: a collaborator can write a run of any id into a project the caller
       // owns, and the task names are every member's to see (review 26: it stood in for the owner's session).
@@ -60,7 +66,8 @@ export const getWorkflowStatus = defineTool({
     // default); then it counts as changed when it was made, or never.
     const now = new Date().toISOString();
     const changed = (s: SessionSummary) => [s.updated_at, s.created_at].find((at) => at <= now) ?? "";
-    const newestSession = onMain && sessions ? (await sessions.list(owner, "all", RESUME_AMONG)).sessions.reduce<SessionSummary | undefined>((a, b) => (!a || changed(b) > changed(a) ? b : a), undefined) : undefined;
+    // A delivery session is the user's, in no project: not the answer about the project named.
+    const newestSession = onMain && sessions && !only ? (await sessions.list(owner, "all", RESUME_AMONG)).sessions.reduce<SessionSummary | undefined>((a, b) => (!a || changed(b) > changed(a) ? b : a), undefined) : undefined;
     // The caller's own work is the default: a run whose state they wrote last, or a session; a member's run only where
     // they have neither, and else one line names it (review 363: a member's run, 2 MB of it, stood in for the owner's).
     const newestRun = runs.find((r) => !r.by_other) ?? (newestSession ? undefined : runs[0]);
@@ -175,7 +182,27 @@ interface Place {
 async function runPlaces(deps: SurfaceDeps): Promise<Place[]> {
   if (!deps.workspaces) return [];
   const projects = (await deps.workspaces.projects()).slice(0, MAX_RUN_PROJECTS);
-  return projects.map((p) => ({ project: p.project, files: deps.workspaces!.files(p.project), ...(p.access === "owner" ? {} : { owner: p.owner }) }));
+  return projects.map((p) => place(deps.workspaces!, p));
+}
+
+/** The place `project` names, or why not: a name the caller cannot see is refused as the store refuses it, naming the
+ *  closest they have. None where it is the door's one project (the bridge's folder, which holds its sessions too):
+ *  answered as if none were named. */
+async function namedPlace(deps: SurfaceDeps, project: string): Promise<Result<{ place?: Place }>> {
+  const store = deps.workspaces;
+  const other = store && notThisProject(store, project, TOOL.getWorkflowStatus);
+  if (other) return { ok: false, error: other };
+  if (!store || store.folder !== undefined) return { ok: true };
+  const listed = (await store.projects()).find((p) => p.project === project || p.ref === project);
+  if (listed) return { ok: true, place: place(store, listed) };
+  // Not as listed (an own project's `name@tag`): as the store resolves it.
+  const info = await store.info(project);
+  return info.ok ? { ok: true, place: place(store, { ...info.value, project }) } : info;
+}
+
+/** A project the store lists as a place its runs are read from. */
+function place(store: WorkspaceStore, p: Pick<ProjectSummary, "project" | "owner" | "access">): Place {
+  return { project: p.project, files: store.files(p.project), ...(p.access === "owner" ? {} : { owner: p.owner }) };
 }
 
 /** Every place's runs (on one branch, or all), newest first, each naming its project (and owner, when shared). */
