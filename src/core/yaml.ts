@@ -66,6 +66,12 @@ export function tooManyQuotes(text: string): string | undefined {
   return undefined;
 }
 
+/** The line and column of `offset` in `text`, both from 1, as the yaml package and ruamel's errors say them. */
+export function linePos(text: string, offset: number): [number, number] {
+  const before = text.slice(0, offset);
+  return [before.split("\n").length, offset - before.lastIndexOf("\n")];
+}
+
 type ComposeError = (source: number | [number, number] | { offset?: number }, code: string, message: string, warning?: boolean) => void;
 
 /** The text's YAML documents, composed until the first error, which is thrown (a YAMLParseError naming its line and
@@ -79,9 +85,7 @@ export function composeUntilError(text: string, options: ParseOptions & Document
   let first: YAMLParseError | undefined;
   const stop = (offset: number, code: string, message: string): YAMLParseError => {
     if (first) return first;
-    const before = text.slice(0, offset);
-    const line = before.split("\n").length;
-    const col = offset - before.lastIndexOf("\n");
+    const [line, col] = linePos(text, offset);
     first = new YAMLParseError([offset, offset + 1], code as ErrorCode, `${message} at line ${line}, column ${col}`);
     first.linePos = [{ line, col }];
     return first;

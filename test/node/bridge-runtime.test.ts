@@ -472,6 +472,39 @@ describe("bmad-run", () => {
     expect(readFileSync(sprint, "utf8")).toBe(`development_status:\n  epic-1: in-progress\n${stories.map((s) => `  ${s}: done`).join("\n")}\n`);
   });
 
+  // Review 469: a sprint file BMAD's Python refuses was refused with no line, column or key, over two lines, and a
+  // move's refusal named no fix; a move by the board's cut name, or another Unicode form, left out the story file's note.
+  it("names where a sprint file breaks, in one line with its fix, and the story file of a key moved by the board's name for it", async () => {
+    const dir = project("board-broken");
+    const folder = join(dir, "_bmad-output/implementation-artifacts");
+    const sprint = join(folder, "sprint-status.yaml");
+    mkdirSync(folder, { recursive: true });
+    const client = await connect(dir, {}, ["--toolsets", "default,views"]);
+    // Where BMAD's Python (ruamel) says it is: line 2, column 17; line 4, column 3.
+    const broken = [
+      ["development_status:\n  1-1-a: backlog\t# c\n", "while scanning for the next token; found character '\\t' that cannot start any token at line 2, column 17"],
+      ["development_status:\n  1-1-a: backlog\n  1-2-b: backlog\n  1-1-a: done\n", 'found duplicate key "1-1-a" at line 4, column 3'],
+    ];
+    for (const [content, reason] of broken) {
+      writeFileSync(sprint, content!);
+      const refusal = `_bmad-output/implementation-artifacts/sprint-status.yaml is not a file BMAD's sprint scripts read (${reason}): sprint_plan.py validate refuses it too. Fix it with bmad-files, or run bmad-sprint-planning again.`;
+      for (const args of [{}, { story: "1-1-a", status: "done" }]) {
+        const answer = await client.callTool({ name: "bmad-board", arguments: args });
+        expect([answer.isError, text(answer)], JSON.stringify(args)).toEqual([true, refusal]);
+      }
+    }
+    // 148 characters, which the board shows cut to 120; and a key written decomposed, named composed.
+    const long = `1-2-${"b".repeat(144)}`;
+    const cut = `${long.slice(0, 119)}…`;
+    writeFileSync(sprint, `development_status:\n  epic-1: in-progress\n  ${long}: backlog\n  1-3-cafe\u0301: backlog\n`);
+    for (const key of [long, "1-3-cafe\u0301"]) writeFileSync(join(folder, `${key}.md`), "# Story\n\nStatus: backlog\n");
+    expect(text(await client.callTool({ name: "bmad-board", arguments: {} }))).toContain(`${cut}=backlog`);
+    for (const [named, key] of [[cut, long], ["1-3-caf\u00e9", "1-3-cafe\u0301"]]) {
+      const moved = await client.callTool({ name: "bmad-board", arguments: { story: named, status: "review" } });
+      expect(text(moved).split("\n")[0]).toBe(`Moved ${key === long ? cut : key} from backlog to review. Its story file _bmad-output/implementation-artifacts/${key}.md still says "Status: backlog": edit that line with bmad-files if the story's file should follow.`);
+    }
+  });
+
   it("refuses what it cannot run, naming what it recognised", async () => {
     const client = await sharedProject().client;
     expect((await bmadRun(client, "uv run a.py && rm -rf /")).text).toMatch(/"&&" needs a shell/);

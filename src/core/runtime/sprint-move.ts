@@ -4,26 +4,19 @@
 import { digitsValue } from "./py-int.js";
 import { classifyKey } from "./sprint-plan-read.js";
 import { deref, getItem, isMap, isNone, setItem } from "./sprint-py.js";
-import { str, loadYaml, type YMapNode, type YScalar, type YValue } from "./sprint-yaml.js";
+import { boardName, str, loadYaml, SPRINT_STATUS_FILE, type YMapNode, type YScalar, type YValue } from "./sprint-yaml.js";
 import { dumpYaml } from "./sprint-yaml-emit.js";
 import type { Result } from "../result.js";
 import { showName } from "../lines.js";
 
-export type MoveResult = Result<{ text: string; before: string }>;
+/** `story`: the key moved, as the file holds it (the caller may have named it as the board shows it, cut or written
+ *  out, or in another Unicode form). */
+export type MoveResult = Result<{ text: string; before: string; story: string }>;
 
-/** Characters of a story key or status the board and a move show, at most: each invisible one written out takes eight
- *  (review 434: 500 keys of 150 zero-width spaces made a 1.8 MB board). */
-const MAX_SHOWN = 120;
-
-/** A key or status as the board and a move name it: written out (showName), and cut with an ellipsis past
- *  MAX_SHOWN, a move by that name finding the key it stands for. */
-export function boardName(text: string): string {
-  const shown = showName(text);
-  if (shown.length <= MAX_SHOWN) return shown;
-  // Not between the halves of a surrogate pair.
-  const cut = shown.slice(0, MAX_SHOWN - 1);
-  return `${/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
-}
+/** Why neither the board nor a move reads a status file that does not load (`reason`, loadYaml's, ruamel's errors
+ *  spanning lines), and the fix: one line. */
+export const unreadStatus = (path: string, reason: string): string =>
+  `${path} is not a file BMAD's sprint scripts read (${reason.replaceAll("\n", "; ")}): sprint_plan.py validate refuses it too. Fix it with bmad-files, or run bmad-sprint-planning again.`;
 
 function shared(value: YValue | null): boolean {
   if (!value) return false;
@@ -34,15 +27,16 @@ function shared(value: YValue | null): boolean {
 
 /** `text` with development_status[`story`] set to `status`; the story must already be there. `stamp`: the time of the
  *  move ("MM-DD-YYYY HH:MM", the project's clock), for `last_updated` where the file keeps one, as sprint_status.py's
- *  update stamps it; a backlog epic whose story starts goes in-progress, as BMAD's workflows move it (review 85). */
-export function moveStoryText(text: string, story: string, status: string, stamp?: string): MoveResult {
+ *  update stamps it; a backlog epic whose story starts goes in-progress, as BMAD's workflows move it (review 85).
+ *  `path`: the file's, as a refusal names it. */
+export function moveStoryText(text: string, story: string, status: string, stamp?: string, path = SPRINT_STATUS_FILE): MoveResult {
   let loaded: ReturnType<typeof loadYaml>;
   try {
     loaded = loadYaml(text);
   } catch (error) {
     loaded = { error: (error as Error).message };
   }
-  if ("error" in loaded) return { ok: false, error: `sprint-status.yaml does not parse: ${loaded.error}` };
+  if ("error" in loaded) return { ok: false, error: unreadStatus(path, loaded.error) };
   // A value shared through an anchor, an alias or a merge key would be written back changed for every story that
   // shares it (or left dangling): the board moves only plain values.
   if (shared(loaded.doc.root)) return { ok: false, error: "sprint-status.yaml shares values through YAML anchors, aliases or merge keys (&, *, <<): move this story by editing the file, or with BMAD's sprint_status.py." };
@@ -75,5 +69,5 @@ export function moveStoryText(text: string, story: string, status: string, stamp
   if (status !== "backlog" && epicStatus !== undefined && deref(epicStatus)?.kind === "scalar" && (deref(epicStatus) as YScalar).text === "backlog") setItem(map, String(epic), str("in-progress"));
   const top = deref(root!) as YMapNode;
   if (stamp !== undefined && getItem(top, "last_updated") !== undefined) setItem(top, "last_updated", str(stamp));
-  return { ok: true, text: dumpYaml(loaded.doc), before };
+  return { ok: true, text: dumpYaml(loaded.doc), before, story };
 }

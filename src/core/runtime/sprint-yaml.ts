@@ -6,7 +6,8 @@ import { type CST, type Node as YNode, Scalar, YAMLMap, YAMLSeq, Alias, YAMLPars
 import { PyError } from "./py-json.js";
 import { isSpace, repr as pyQuote } from "./py-str.js";
 import { parseStamp, stampOf, stampStr } from "./sprint-yaml-time.js";
-import { composeUntilError, tooHeavyToParse, tooManyQuotes } from "../yaml.js";
+import { composeUntilError, linePos, tooHeavyToParse, tooManyQuotes } from "../yaml.js";
+import { showName } from "../lines.js";
 
 export type Style = "" | "'" | '"' | "|" | ">";
 /** "tagged": ruamel's TaggedScalar, what a `!!str` or unknown tag (`!custom`) makes of a scalar: its str() is its text,
@@ -123,6 +124,20 @@ export const emptyMap = (): YMapNode => ({ kind: "map", items: [], flow: false }
 /** The sprint plan's file name, in implementation_artifacts (BMAD's sprint-planning writes it). */
 export const SPRINT_STATUS_FILE = "sprint-status.yaml";
 
+/** Characters of a story key or status the board and a move show, at most: each invisible one written out takes eight
+ *  (review 434: 500 keys of 150 zero-width spaces made a 1.8 MB board). */
+const MAX_SHOWN = 120;
+
+/** A key or status as the board, a move and a load's error name it: written out (showName), and cut with an ellipsis
+ *  past MAX_SHOWN, a move by that name finding the key it stands for. */
+export function boardName(text: string): string {
+  const shown = showName(text);
+  if (shown.length <= MAX_SHOWN) return shown;
+  // Not between the halves of a surrogate pair.
+  const cut = shown.slice(0, MAX_SHOWN - 1);
+  return `${/[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+}
+
 const MAX_YAML_KEYS = 10_000;
 /** Lines and flow items a sprint status may hold: a key with its comments and blank lines, three times over. */
 export const SPRINT_MAX_ENTRIES = 3 * MAX_YAML_KEYS;
@@ -149,7 +164,21 @@ const UNICODE_BREAKS = /[\x85\u2028\u2029]/g;
 /** Every line break to ruamel's scanner. */
 const LINE_BREAKS = new Set(["\r", "\n", "\x85", "\u2028", "\u2029"]);
 
-class DuplicateKey extends Error {}
+/** A key given twice in one map: the second one, and where it starts. */
+class DuplicateKey extends Error {
+  constructor(
+    readonly key: string,
+    readonly offset: number,
+  ) {
+    super();
+  }
+}
+
+/** ` at line N, column M`, from 1, as the yaml package ends its errors (and ruamel says where). */
+const atLine = (text: string, offset: number): string => {
+  const [line, column] = linePos(text, offset);
+  return ` at line ${line}, column ${column}`;
+};
 
 /** What YAML(typ="rt").load raises on, as a value: the error's text, or the document. */
 export function loadYaml(text: string): { doc: YDoc } | { error: string } {
@@ -175,7 +204,7 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
     // The package refuses a flow collection as a key after a map's first one ("Map comment with trailing content"):
     // the key is the matter, worded as when it is first (review 337).
     if (isFlowKey(text, error.pos[0])) return { error: COMPLEX_KEY };
-    return { error: error.message.replace(/ at line \d+, column \d+$/, "") };
+    return { error: error.message };
   }
   if (!parsed) return { error: "the file holds no YAML document" };
   const lineStart = (at: number) => text.lastIndexOf("\n", at - 1) + 1;
@@ -256,7 +285,7 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
           continue;
         }
         const key = keyIdentity(entry.key);
-        if (key !== undefined && keys.has(key)) throw new DuplicateKey();
+        if (key !== undefined && keys.has(key)) throw new DuplicateKey(entry.key.text, pair.key.range![0]);
         if (key !== undefined) keys.add(key);
         map.items.push(entry);
       }
@@ -310,12 +339,14 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
   try {
     root = parsed.contents == null ? null : convert(parsed.contents as YNode, 0);
   } catch (error) {
-    if (error instanceof DuplicateKey) return { error: "Map keys must be unique" };
+    // Named as ruamel names it, and where, so that the one to fix is found (review 469).
+    if (error instanceof DuplicateKey) return { error: `found duplicate key "${boardName(error.key)}"${atLine(text, error.offset)}` };
     // What ruamel raises while composing or constructing is the load's error too, never a crash (review 97).
     if (error instanceof PyError) return { error: error.message };
     throw error;
   }
-  if (strayTab(text, tabSpans)) return { error: "while scanning for the next token\nfound character '\\t' that cannot start any token" };
+  const tab = strayTab(text, tabSpans);
+  if (tab !== undefined) return { error: `while scanning for the next token\nfound character '\\t' that cannot start any token${atLine(text, tab)}` };
   // Aliases are kept as references, and every script's answer expands them (json.dumps of a story's value): a 943-byte
   // file of nested aliases expanded past 4 GB and ended the bridge (review 19). Counted once, each node by its size.
   const [values, chars] = root === null ? [0, 0] : expanded(root, new Map());
@@ -426,9 +457,9 @@ function merge(map: YMapNode, value: YValue, budget: { left: number }): void {
   }
 }
 
-/** A tab ruamel's block context meets between tokens (in a plain value too, which a tab ends): outside `spans`, and
- *  outside comments (review 97: `\t# note` and `note: a\tb` were read). */
-function strayTab(text: string, spans: Array<[number, number]>): boolean {
+/** Where a tab is that ruamel's block context meets between tokens (in a plain value too, which a tab ends): outside
+ *  `spans`, and outside comments (review 97: `\t# note` and `note: a\tb` were read). */
+function strayTab(text: string, spans: Array<[number, number]>): number | undefined {
   spans.sort((a, b) => a[0] - b[0]);
   let [s, comment] = [0, false];
   for (let i = 0; i < text.length; i++) {
@@ -441,9 +472,9 @@ function strayTab(text: string, spans: Array<[number, number]>): boolean {
     if (ch === "\n") comment = false;
     else if (comment) continue;
     else if (ch === "#" && (i === 0 || " \t\n".includes(text[i - 1]!))) comment = true;
-    else if (ch === "\t") return true;
+    else if (ch === "\t") return i;
   }
-  return false;
+  return undefined;
 }
 
 type FlowStyle = "" | "'" | '"';

@@ -3,8 +3,8 @@
 // (runtime/sprint-move.ts) and the caller's store, with its compare-and-set.
 import { staleVersion, type Displaced, type FileContent, type WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
-import { boardName, moveStoryText } from "../runtime/sprint-move.js";
-import { loadYaml, SPRINT_STATUS_FILE, type YValue } from "../runtime/sprint-yaml.js";
+import { moveStoryText, unreadStatus } from "../runtime/sprint-move.js";
+import { boardName, loadYaml, SPRINT_STATUS_FILE, type YValue } from "../runtime/sprint-yaml.js";
 import { pastYamlSize } from "../yaml.js";
 import type { Result } from "../result.js";
 import type { BundleReader } from "./reader.js";
@@ -136,7 +136,7 @@ export async function readBoard(reader: BundleReader, runtime: ProjectRuntime, f
   // As BMAD's scripts (and a card's move) load it: a file they refuse, a key given twice above all, is not shown as if
   // it were read (review 85: the board showed the last of two development_status blocks, which sprint_plan.py refuses).
   const loaded = loadYaml(text);
-  if ("error" in loaded) return unshown(head, `${path} is not a file BMAD's sprint scripts read (${loaded.error}): sprint_plan.py validate refuses it too. Fix it with bmad-files, or run bmad-sprint-planning again.`);
+  if ("error" in loaded) return unshown(head, unreadStatus(path, loaded.error));
   // Read from the port's document, as a move reads it (review 461: a second parse refused an escaped U+2028 in quotes,
   // which ruamel and a move read); no alias followed (a writer's 99 aliases of a 950 KB status made a 94 MB board).
   const { root } = loaded.doc;
@@ -245,24 +245,25 @@ const MOVE_TRIES = 10;
 const MOVE_PAUSE_MS = 10;
 
 /** A move made, or none needed (`unchanged`: the story has that status already): the status file's path and its
- *  version, and the story's status before it; `over`: what others changed in the version it was made on, since the
+ *  version, the key moved as the file holds it (`story`, named maybe as the board shows it), and its status before;
+ *  `over`: what others changed in the version it was made on, since the
  *  caller's own (or the one they were last shown it with), which nothing else tells them: the move makes the head
  *  theirs (review 461: a collaborator's removed story went unsaid). */
-export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, files: WorkspaceFiles, story: string, status: string, ifVersion?: number): Promise<Result<{ path: string; version: number; from: string; unchanged?: true; over?: ChangedSince }>> {
+export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, files: WorkspaceFiles, story: string, status: string, ifVersion?: number): Promise<Result<{ path: string; version: number; story: string; from: string; unchanged?: true; over?: ChangedSince }>> {
   const path = await sprintPlanPath(reader, runtime);
   if (!path) return { ok: false, error: await noSprintFolder(reader, runtime) };
   if (!STORY.test(story)) return { ok: false, error: `"${boardName(story)}" is not a story key (epic-story-name, e.g. 1-2-login).` };
   const now = wallTimeIn(await runtime.timeZone?.(), new Date());
   const stamp = formatStamp([now.year, now.month, now.day, now.hour, now.minute]);
   /** The file's next text from its bytes (undefined: the story has that status already), or why it is not moved. */
-  const moveIn = (data: Uint8Array): Result<{ text?: string; before: string }> => {
+  const moveIn = (data: Uint8Array): Result<{ text?: string; before: string; story: string }> => {
     const big = tooBig(path, data);
     if (big) return { ok: false, error: big };
     const decoded = statusText(path, data);
     if (!decoded.ok) return decoded;
-    const moved = moveStoryText(decoded.text, story, status, stamp);
+    const moved = moveStoryText(decoded.text, story, status, stamp, path);
     // Nothing written where nothing changes: another version would make every open board's if_version stale (review 434).
-    return moved.ok && moved.before === status ? { ok: true, before: moved.before } : moved;
+    return moved.ok && moved.before === status ? { ok: true, before: moved.before, story: moved.story } : moved;
   };
   for (let tries = 1; ; tries++) {
     const read = await files.read(path, undefined, { served: false });
@@ -270,19 +271,19 @@ export async function moveStory(reader: BundleReader, runtime: ProjectRuntime, f
     if (ifVersion !== undefined && read.value.version !== ifVersion) return { ok: false, error: `${staleVersion(files, path, read.value, ifVersion)}: ${story} was not moved. Show the user the board as it is now, and move it again if they still want to (if_version ${read.value.version}).` };
     const moved = moveIn(read.value.data);
     if (!moved.ok) return moved;
-    if (moved.text === undefined) return { ok: true, path, version: read.value.version, from: moved.before, unchanged: true };
-    let from = moved.before;
+    if (moved.text === undefined) return { ok: true, path, version: read.value.version, story: moved.story, from: moved.before, unchanged: true };
+    let [from, key] = [moved.before, moved.story];
     const written = files.update
       ? // Made again under the lock on the file as it is there, checked against the version read if one was named.
         await files.update(path, (current) => {
           const again = current ? moveIn(current) : { ok: false as const, error: `No ${path} now: it was removed during the move.` };
           if (!again.ok) return { ok: false, kind: "invalid", error: again.error };
-          from = again.before;
+          [from, key] = [again.before, again.story];
           return { ok: true, value: again.text === undefined ? current! : new TextEncoder().encode(again.text) };
         }, ifVersion === undefined ? undefined : read.value.version)
       : await files.write(path, new TextEncoder().encode(moved.text), { ifVersion: read.value.version });
     const over = read.value.changed_since;
-    if (written.ok) return { ok: true, path, version: written.value.version, from, ...(over ? { over } : {}) };
+    if (written.ok) return { ok: true, path, version: written.value.version, story: key, from, ...(over ? { over } : {}) };
     if (written.kind !== "conflict") return { ok: false, error: written.error };
     // A move has nothing to merge: made again on the file as it is now, unless it named the version it was chosen at.
     if (ifVersion !== undefined || tries === MOVE_TRIES) return { ok: false, error: `${path} changed during the move: move it again.` };

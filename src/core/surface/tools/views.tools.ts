@@ -12,7 +12,7 @@ import { defineTool, READ_ONLY } from "../tool.js";
 import { viewUri } from "../views.js";
 import { COMMIT, commitRange, gitLog, gitShow } from "../git-history.js";
 import { boardText, moveStory, readBoard, storyFileNote, STORY_STATUSES } from "../sprint-board.js";
-import { boardName } from "../../runtime/sprint-move.js";
+import { boardName } from "../../runtime/sprint-yaml.js";
 import { PIPELINE } from "../../delivery/pipeline.js";
 import { sessionView } from "../../delivery/view.js";
 import { artifactUri } from "../resources.js";
@@ -249,8 +249,9 @@ export const bmadBoardTool = defineTool({
       const owner = found.files.changeOwner?.();
       const where = owner ? ` in "${project ?? found.name}", ${owner}'s project` : "";
       const over = moved.over ? `, over the file as ${changedSinceNote(moved.over)}` : "";
-      const made = moved.unchanged ? `${boardName(story)} is already ${status}${where}: nothing was written.` : `Moved ${boardName(story)} from ${boardName(moved.from) || "(no status)"} to ${status}${where}${over}.`;
-      move = `${made}${await storyFileNote(found.files, moved.path, story, status)}\n`;
+      // Named by the key the move found: the caller's name for it may be the board's cut one (review 469).
+      const made = moved.unchanged ? `${boardName(moved.story)} is already ${status}${where}: nothing was written.` : `Moved ${boardName(moved.story)} from ${boardName(moved.from) || "(no status)"} to ${status}${where}${over}.`;
+      move = `${made}${await storyFileNote(found.files, moved.path, moved.story, status)}\n`;
     }
     const board = await readBoard(deps.reader, runtime.runtime, found.files);
     // A move made (or found made) stands: said, then why no board follows.
