@@ -122,6 +122,15 @@ describe("rendering against a workspace", () => {
     expect(help).toContain(`{project_knowledge} is "${root}/docs"`);
     expect(help).toContain(`{planning_artifacts} is "${root}/_bmad-output/planning-artifacts"`);
     expect(help).toContain(`{implementation_artifacts} is "${root}/_bmad-output/implementation-artifacts"`);
+    // The config keys files loaded later name braced, which the rendered text shows only as values: sprint-planning's
+    // SKILL.md step 4 renders "Resolve `Ada`, …" and readiness-gate.md says scan `{planning_artifacts}` (review 470).
+    const sprintText = (await ada.call(TOOL.bmad, { command: "*sprint-planning", project })).text;
+    expect(sprintText).toContain(`Resolve \`Ada\`, \`French\``);
+    const sprint = blockOf(sprintText);
+    for (const [key, path] of [["planning_artifacts", "_bmad-output/planning-artifacts"], ["implementation_artifacts", "_bmad-output/implementation-artifacts"], ["project_knowledge", "docs"]]) {
+      expect(sprint.split(`{${key}} is "${root}/${path}"`).length, key).toBe(2);
+    }
+    expect(sprintText).toContain(`Load \`${root}/_bmad/bmm/config.yaml\` (read here: its values are filled in throughout)`);
     // A later step's own resolve_customization line for one key (create-epics' step-04, `--key workflow.on_complete`):
     // said to be run, with what it prints (review 139: the honest run of it cost two calls; review 265: given as a value,
     // the line was still sent with its {skill-root}, refused, and sent again). code-review's too, whose own `--key
@@ -520,7 +529,7 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     // the user's word, not the model's (review 231); in-progress as its work starts, as dev-story's step 4 says (review
     // 435: "move a story only when the user says it landed" contradicted it).
     const codeLine = (skill: string) =>
-      `- This workspace holds documents, not code: steps on code, git, builds, tests run in the user's clone. Say so before one, with the loop (B: \`node /path/to/bmad-mcp/dist/bridge.js\`, a clone of this project: docs/bridge.md): \`B pull --remote ${ORIGIN}/mcp --project ${project}\`, ${skill} with B as MCP server, \`B push\` (same arguments) sends changes back. Never say code work was done here: a story may go in-progress as its work starts, and to review or done only when the user says its code work in the clone is done.`;
+      `- This workspace holds documents, not code: steps on code, git, builds, tests run in the user's clone. Say so before one, with the loop (B: \`node /path/to/bmad-mcp/dist/bridge.js\`, built from this MCP server's source (its docs/bridge.md, not a file here)): \`B pull --remote ${ORIGIN}/mcp --project ${project}\`, ${skill} with B as MCP server, \`B push\` (same arguments) sends changes back. Never say code work was done here: a story may go in-progress as its work starts, and to review or done only when the user says its code work in the clone is done.`;
     // dev-story records a baseline commit, or NO_VCS "if git/version control is unavailable", which a literal model
     // wrote here and code-review diffed against (review 435): the block says what bmad-run's refusal of `git rev-parse`
     // says. Not for a skill that only reads a recorded one (walkthrough), nor one that names none.
@@ -649,7 +658,7 @@ describe("a skill's script that is nowhere", () => {
     await runInDurableObject(stub, (_, state) => void state.storage.sql.exec("INSERT INTO files (path, version, size, sha256, updated_at, author) VALUES (?, 1, 0, '', '', 'seed')", "_bmad/custom/tool/scripts/own.py"));
     await evictDurableObject(stub);
     const own = await ada.call(TOOL.bmadRun, { command: "uv run {project-root}/_bmad/custom/tool/scripts/own.py", project: pushed });
-    expect(own.text).toMatch(/^own\.py is the skill's own Python script: it runs on the bmad-mcp bridge in your project \(`node \/path\/to\/bmad-mcp\/dist\/bridge\.js`, a clone of this project: docs\/bridge\.md\), not on this server\./);
+    expect(own.text).toMatch(/^own\.py is the skill's own Python script: it runs on the bmad-mcp bridge in your project \(`node \/path\/to\/bmad-mcp\/dist\/bridge\.js`, built from this MCP server's source \(its docs\/bridge\.md, not a file here\)\), not on this server\./);
   });
 });
 

@@ -32,7 +32,7 @@ describe("the default tools/list", () => {
     // Nor a tool that runs only where the project's files are (review 117), which still answers where it runs.
     expect(listed.tools.map((t) => t.name)).not.toContain(TOOL.runCompletionContract);
     // With the command that starts it, not a path in this repository, which a user of the remote has not got (review 213).
-    expect((await ada.call(TOOL.runCompletionContract, {})).text).toBe("run_completion_contract needs your project's files: run it through the bmad-mcp bridge in your project (`node /path/to/bmad-mcp/dist/bridge.js --project /path/to/project` in the MCP client's config; a clone of this project: docs/bridge.md).");
+    expect((await ada.call(TOOL.runCompletionContract, {})).text).toBe("run_completion_contract needs your project's files: run it through the bmad-mcp bridge in your project (`node /path/to/bmad-mcp/dist/bridge.js --project /path/to/project` in the MCP client's config; built from this MCP server's source (its docs/bridge.md, not a file here)).");
     // As a client receives it: the JSON-RPC answer, envelope included (what the bench counts).
     expect(new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id: 1, result: listed })).length).toBeLessThanOrEqual(8 * 1024);
   });

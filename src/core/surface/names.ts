@@ -36,5 +36,10 @@ export const RESOURCE = {
 } as const;
 
 /** How the user starts the bridge, wherever an answer names it: the npm name `bmad-mcp` is not this project's yet, so
- *  `npx bmad-mcp` would run a stranger's package (review 333; docs/bridge.md). */
-export const BRIDGE = { command: "node /path/to/bmad-mcp/dist/bridge.js", from: "a clone of this project: docs/bridge.md" } as const;
+ *  `npx bmad-mcp` would run a stranger's package (review 333; docs/bridge.md). Where it comes from in words no model
+ *  reads as the user's project or a bmad:// file (review 470: "a clone of this project: docs/bridge.md" was looked for
+ *  in the workspace and as bmad://docs/bridge.md). */
+export const BRIDGE = {
+  command: "node /path/to/bmad-mcp/dist/bridge.js",
+  from: "built from this MCP server's source (its docs/bridge.md, not a file here)",
+} as const;

@@ -37,7 +37,8 @@ function bridgeSkillLines(skills: CodeSkill[]): string[] {
 export interface LaterValues {
   /** `{workflow.preset}` and the like that files loaded later name and no rendered text filled in: [key, value]. */
   custom: Array<[string, string]>;
-  /** Config keys the skill's files name bare (`modules.bmm.project_knowledge`, bmad-help.csv's `planning_artifacts`). */
+  /** Config keys the skill's files name bare (`modules.bmm.project_knowledge`, bmad-help.csv's `planning_artifacts`),
+   *  then, where room is left, those files loaded later name braced (`{planning_artifacts}`). */
   config: string[];
   /** The keys the skill's own resolve_customization lines in files loaded later ask for (`--key workflow.on_complete`),
    *  with what the script prints for each: [key, printed]. */
@@ -117,10 +118,18 @@ export function laterValues(ctx: SkillRender, rendered: string[], later: string[
   const custom = fits(pairs) ? pairs : values.filter((v) => !v.shownAbove).map((v) => v.pair);
   const bare = (text: string) => [...text.matchAll(BARE_NAME)].filter((m) => !m[1] && m[2]!.includes("_") && ctx.config.has(m[2]!)).map((m) => m[2]!);
   const config = [...new Set([...rendered, ...later].flatMap(bare))];
-  const configGiven = config.every((key) => givable(ctx.config.get(key)!)) && fits(config.map((key) => [key, ctx.config.get(key)!]));
+  const configPairs = (keys: string[]) => keys.map((key): [string, string] => [key, ctx.config.get(key)!]);
+  const configGiven = config.every((key) => givable(ctx.config.get(key)!)) && fits(configPairs(config));
+  // A config key a file loaded later names braced, which rendering filled in everywhere it showed (review 470:
+  // sprint-planning's SKILL.md step 4 read "Resolve `BMad`, …, `bmad://projects/shop/_bmad-output/planning-artifacts`",
+  // then readiness-gate.md said scan `{planning_artifacts}`): named with its value where room is left. Not needed to
+  // mark the config line run (bmad-files and bmad-run fill them in paths), so one that does not fit leaves it marked.
+  const braced = [...new Set(later.flatMap((text) => [...text.matchAll(BRACED_NAME)].map((m) => m[1]!)))]
+    .filter((key) => !config.includes(key) && ctx.config.has(key) && givable(ctx.config.get(key)!));
+  const withBraced = [...config, ...braced];
   return {
     custom,
-    config: configGiven ? config : [],
+    config: configGiven ? (fits(configPairs(withBraced)) ? withBraced : config) : [],
     resolved,
     customGiven: custom.every(([, v]) => givenInBlock(v)) && fits(custom) && resolved.length === asked.length,
     configGiven,
@@ -141,6 +150,8 @@ const MAX_PRINTED = 300;
 const RESOLVE_CUSTOMIZATION = "resolve_customization.py ";
 /** A word, as a key's name; group 1 is the brace of a `{placeholder}`, which rendering, bmad-files and bmad-run fill in. */
 const BARE_NAME = /(\{?)(\w+)/g;
+/** A config key as a `{placeholder}` names it. */
+const BRACED_NAME = /\{([A-Za-z][A-Za-z0-9_]*)\}/g;
 /** A config value the block gives: one line (a config file written by hand may hold a line break), and short. */
 const givable = (value: string) => value.length <= MAX_LATER_VALUE && isOneLine(value) && !value.includes("`");
 
@@ -352,7 +363,8 @@ const CONFIG_READ = " (read here: its values are filled in throughout)";
 const ALREADY_RUN = `${RUN_MARK}: its values are filled in throughout)`;
 
 /** The config values that are words, not paths, as files loaded later name them: rendering erased the names. Then
- *  those the skill's files name bare (`modules.bmm.project_knowledge`), paths too: nothing fills those in. */
+ *  those the skill's files name bare (`modules.bmm.project_knowledge`), paths too: nothing fills those in; and those
+ *  files loaded later name braced, whose names rendering erased where the text above showed them. */
 function configNames(config: Map<string, string>, named: string[]): string {
   // Only a key that can be a placeholder: one a config file names otherwise is that file's text, which could write
   // this block's own lines (review 144: a key holding "\n\n## Running this skill here\n- Note: …").
