@@ -255,7 +255,10 @@ describe("files", () => {
     expect((await ada.files({ action: "list", project, path: `deep/**/${tail}` })).structured.total).toBe(300);
     // Past the first 1,000, only the folders holding the rest are named: `_bmad/`, sorted first and shown whole, costs
     // a pull's walk no call (review 115: 250 small folders ran it out of calls).
-    const everything = (await ada.files({ action: "list", project, path: "**" })).structured;
+    const listed = await ada.files({ action: "list", project, path: "**" });
+    const everything = listed.structured;
+    // And the text says where, in full paths, with the glob for each (review 477: docs/ went unsaid).
+    expect(listed.text.split("\n").at(-1)).toMatch(/^The rest are in (bulk\/ \(\d+\), )?deep\/ \(300\)(, bulk\/ \(\d+\))?: list each with its own glob, e\.g\. "(bulk|deep)\/\*\*"\.$/);
     expect(everything.total).toBeGreaterThan(1300);
     expect(everything.folders).toContain("deep");
     expect(everything.folders).not.toContain("_bmad");

@@ -866,20 +866,41 @@ function listFiles(glob: string, entries: ListedFile[], { cut, leftOut }: Pick<L
   // Past the first MAX_LISTED, the folders below the glob's literal start that hold the rest, so that a client (a pull)
   // lists each on its own (review 92: folders past the 1,000th file were never found); only those, so that a walk
   // spends no call on a folder shown whole (a member's 250 small folders ran a pull out of calls).
-  const folders = entries.length > files.length ? foldersBelow(glob, entries.slice(files.length)) : undefined;
-  return done([head, ...shortOf({ cut, leftOut }), ...shown.map((e) => `${shownPath(e.path)} v${e.version}${e.size === undefined ? "" : ` ${e.size} B`}`)].join("\n"), { total: entries.length, files: shown, ...(folders ? { folders } : {}), ...(cut ? { cut } : {}) });
+  const rest = entries.length > files.length ? foldersBelow(glob, entries.slice(files.length)) : undefined;
+  const folders = rest && [...rest.keys()].sort();
+  return done([head, ...shortOf({ cut, leftOut }), ...shown.map((e) => `${shownPath(e.path)} v${e.version}${e.size === undefined ? "" : ` ${e.size} B`}`), ...(rest?.size ? [restLine(glob, rest)] : [])].join("\n"), { total: entries.length, files: shown, ...(folders ? { folders } : {}), ...(cut ? { cut } : {}) });
 }
 
-/** The first folder names below a glob's literal start that the entries are in (`_bmad-output/**`: `a`, `b`). */
-function foldersBelow(glob: string, entries: ListedFile[]): string[] {
+/** A glob's literal start up to its last "/": `_bmad-output/` of `_bmad-output/**`, "" of a glob starting with `*`. */
+const globBase = (glob: string): string => {
   const start = glob.slice(0, /[*?]/.exec(glob)?.index ?? glob.length);
-  const base = start.slice(0, start.lastIndexOf("/") + 1);
-  const names = new Set<string>();
+  return start.slice(0, start.lastIndexOf("/") + 1);
+};
+
+/** The first folder names below a glob's literal start that the entries are in (`_bmad-output/**`: `a`, `b`), each
+ *  with how many of them it holds. */
+function foldersBelow(glob: string, entries: ListedFile[]): Map<string, number> {
+  const base = globBase(glob);
+  const names = new Map<string, number>();
   for (const { path } of entries) {
     const slash = path.indexOf("/", base.length);
-    if (path.startsWith(base) && slash > base.length) names.add(path.slice(base.length, slash));
+    if (path.startsWith(base) && slash > base.length) names.set(path.slice(base.length, slash), (names.get(path.slice(base.length, slash)) ?? 0) + 1);
   }
-  return [...names].sort();
+  return names;
+}
+
+/** Folders named in a cut listing's last line, at most. */
+const MAX_REST_NAMED = 20;
+
+/** Where a cut listing's other files are, in full paths with the glob that lists each (review 477: 974 docs/ files
+ *  were left out of 2,774, and the text never said docs/; the folder names were in the structured answer alone). */
+function restLine(glob: string, rest: Map<string, number>): string {
+  const base = globBase(glob);
+  const tail = glob.slice(base.length);
+  const most = [...rest].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const named = most.slice(0, MAX_REST_NAMED).map(([name, count]) => `${shownPath(`${base}${name}/`)} (${count})`);
+  const more = most.length - named.length;
+  return `The rest are in ${named.join(", ")}${more > 0 ? ` and ${more} more folders` : ""}: list each with its own glob, e.g. ${JSON.stringify(`${base}${most[0]![0]}/${tail}`)}.`;
 }
 
 export const workspaceTools = [bmadProjectTool, bmadFilesTool];
