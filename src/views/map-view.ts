@@ -16,6 +16,7 @@ interface ProjectMap {
   sprint?: { path: string; all_done?: boolean };
   stale?: Array<{ path: string; after: string; skill: string }>;
   more: number;
+  more_in?: string[];
   catalog_rows_left_out?: number;
   access?: "read" | "write";
 }
@@ -62,7 +63,7 @@ function showMap(result: ToolResult): void {
         h("ul", { class: "workflows" }, ...p.workflows.map((w) => h("li", { class: w.done ? "done" : "" }, `${w.done ? "✓ " : ""}${w.title}${w.required ? " *" : ""}`))),
         p.artifacts.length ? h("ul", { class: "artifacts" }, ...p.artifacts.map(artifact)) : h("p", { class: "note" }, "Nothing written yet.")))),
     map.other.length ? h("section", { class: "other" }, h("h2", {}, "Other documents"), h("ul", { class: "artifacts" }, ...map.other.map(artifact))) : null,
-    map.more ? h("p", { class: "note" }, `${map.more} more documents not shown.`) : null,
+    map.more ? h("p", { class: "note" }, `${map.more} more documents not shown${map.more_in?.length ? `, in ${map.more_in.join(", ")}` : ""}.`) : null,
     map.memlogs.length ? h("section", { class: "memlogs" }, h("h2", {}, "Latest memlog entries"), ...map.memlogs.map((m) => h("div", {}, h("h3", {}, [showName(m.path), m.author, when(m.updated_at, m.updated_at_local), m.others, m.changed_since && changedSinceNote(m.changed_since)].filter(Boolean).join(" · ")), h("ul", {}, ...m.entries.map((e) => h("li", {}, e)))))) : null,
   );
 }

@@ -693,9 +693,23 @@ describe("the project map", () => {
     for (let i = 1; i <= 45; i++) await ada.files({ action: "write", project: name, path: `_bmad-output/implementation-artifacts/1-${i}-story.md`, content: `# Story ${i}\n` });
     const map = JSON.parse((await (await rawCall(ada.token, "tools/call", { name: TOOL.bmadMap, arguments: { project: name } }, "?toolsets=default,views")).text()).replace(/^event: message\ndata: /, "")) as { result: { structuredContent: { next?: { skill: string }; phases: Array<{ workflows: Array<{ skill: string; done: boolean }>; artifacts: Array<{ path: string }> }> } } };
     const { next, phases } = map.result.structuredContent;
+    // The documents not shown are said to be where they are, with the call that lists them (review 477).
+    const content = (map.result as unknown as { content: Array<{ text: string }> }).content[0]!.text;
+    expect(content).toContain('(6 more documents not shown: bmad-files "list" of "_bmad-output/implementation-artifacts/**" shows them)');
     expect(phases.flatMap((p) => p.workflows).find((w) => w.skill === "bmad-prd")?.done).toBe(true);
     expect(next?.skill).not.toBe("bmad-prd");
     expect(phases.flatMap((p) => p.artifacts).map((a) => a.path)).toContain("_bmad-output/planning-artifacts/prds/prd-x/prd.md");
+  });
+
+  it("takes the last of numbered documents by their numbers: epic-12 after epic-9 (review 477)", async () => {
+    const name = unique("numbered");
+    await ada.project({ action: "create", name });
+    const final = (title: string) => `---\ntitle: ${title}\nstatus: final\n---\n# ${title}\n`;
+    await ada.files({ action: "write", project: name, path: "_bmad-output/planning-artifacts/prd.md", content: final("PRD") });
+    await ada.files({ action: "write", project: name, path: "_bmad-output/planning-artifacts/architecture.md", content: final("Architecture") });
+    for (let i = 1; i <= 12; i++) await ada.files({ action: "write", project: name, path: `_bmad-output/planning-artifacts/epics/epic-${i}.md`, content: `# Epic ${i}\n` });
+    const map = JSON.parse((await (await rawCall(ada.token, "tools/call", { name: TOOL.bmadMap, arguments: { project: name } }, "?toolsets=default,views")).text()).replace(/^event: message\ndata: /, "")) as { result: { structuredContent: { next?: { skill: string; resume?: { path: string } } } } };
+    expect(map.result.structuredContent.next?.resume?.path).toBe("_bmad-output/planning-artifacts/epics/epic-12.md");
   });
 
   // Review 322: a draft PRD was marked done and the map's Next was the architecture, where get_workflow_status said to

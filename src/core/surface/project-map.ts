@@ -14,6 +14,7 @@ import { helpRowsLeftOut } from "../workspace/installer-manifests.js";
 import { isMemlogPath } from "../runtime/memlog-text.js";
 import { sprintPlanPath } from "./sprint-board.js";
 import { codeSpan } from "../workspace/paths.js";
+import { TOOL } from "./names.js";
 import { staleDocuments } from "./stale-steps.js";
 import { fromMemlog, nextStep, othersWrote, plannedSteps, settles, sprintStands, stepFiles, stepWord } from "./project-state.js";
 
@@ -51,8 +52,9 @@ export interface ProjectMap {
   /** Steps' documents last written before an earlier step's document (`after`) last changed (stale-steps.ts): `skill`'s
    *  output may no longer follow it. */
   stale?: Array<{ path: string; after: string; skill: string }>;
-  /** Documents beyond MAX_DOCS, not shown. */
+  /** Documents beyond MAX_DOCS, not shown; `more_in`: the globs that list the folders holding them. */
   more: number;
+  more_in?: string[];
   /** Who wrote what the map shows, where the caller wrote none of it: the text says so once, not on every line. */
   all_by_others?: string[];
   /** Rows of bmad-help.csv left out (past the rows a catalog gives): its phases and "next" may miss workflows. */
@@ -119,7 +121,10 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   const row = bySprint ? rows.find((r) => r.skill === bySprint.skill) : undefined;
   const next = step ? { skill: step.skill, title: step.title, phase: step.phase, ...(resume ? { resume } : {}) } : bySprint ? { skill: bySprint.skill, title: row?.title || bySprint.skill, phase: row?.phase ?? ANYTIME, sprint: { ...(bySprint.story ? { story: showName(bySprint.story) } : {}), reason: bySprint.reason } } : undefined;
   const planned = sprint === undefined ? undefined : { path: sprint, ...(stands ? { all_done: !stands.next } : {}) };
-  return { project: files.project, phases, other, memlogs, ...(next ? { next } : {}), ...(planned ? { sprint: planned } : {}), ...(stale.length ? { stale } : {}), more: Math.max(0, docs.length - MAX_DOCS), ...(allByOthers ? { all_by_others: allByOthers } : {}), ...(leftOut ? { catalog_rows_left_out: leftOut } : {}) };
+  // Where the documents not shown are, so that a model lists them there (review 477: "293 more" said no more).
+  const shownPaths = new Set(artifacts.map((a) => a.path));
+  const moreIn = roots.filter((r) => docs.some((d) => !shownPaths.has(d.path) && d.path.startsWith(`${r}/`))).map((r) => `${r}/**`);
+  return { project: files.project, phases, other, memlogs, ...(next ? { next } : {}), ...(planned ? { sprint: planned } : {}), ...(stale.length ? { stale } : {}), more: Math.max(0, docs.length - MAX_DOCS), ...(moreIn.length ? { more_in: moreIn } : {}), ...(allByOthers ? { all_by_others: allByOthers } : {}), ...(leftOut ? { catalog_rows_left_out: leftOut } : {}) };
 }
 
 /** Up to `max` of `items`, one of each group in turn, in the items' order. */
@@ -206,6 +211,9 @@ function othersOnly(read: FileContent[]): string[] | undefined {
 
 /** The map as text, for hosts that show no views; `name` as the caller named the project (a share's is its `name@tag`
  *  in the view, which sends it back with each action). */
+/** How to list the documents a map leaves out: the globs of the folders holding them. */
+const moreList = (globs: string[] | undefined) => (globs?.length ? `: ${TOOL.bmadFiles} "list" of ${globs.map((g) => JSON.stringify(g)).join(", ")} shows them` : "");
+
 export function mapText(map: ProjectMap, name = map.project, show = (at: string) => at, access: "read" | "write" = "write"): string {
   const lines = [`Project "${name}" by BMAD phase (from bmad-help.csv):`];
   // Whose words the model reads, said once where they are all others' (review 446: 47% of a reader's map was notes).
@@ -219,7 +227,7 @@ export function mapText(map: ProjectMap, name = map.project, show = (at: string)
     for (const a of p.artifacts) lines.push(`  ${art(a)}`);
   }
   if (map.other.length) lines.push("Other documents:", ...map.other.map((a) => `  ${art(a)}`));
-  if (map.more) lines.push(`(${map.more} more documents not shown)`);
+  if (map.more) lines.push(`(${map.more} more documents not shown${moreList(map.more_in)})`);
   for (const m of map.memlogs) lines.push(`Memlog ${showName(m.path)} (${m.author ? byAt(m.author, show(m.updated_at)) : show(m.updated_at)}${others(m.others)}${changedSinceClause(m.changed_since)}):`, ...m.entries.map((e) => `  - ${e}`));
   // A cut catalog may have left out the next workflow, and every phase (review 189: 2,000 planted rows).
   const cut = map.catalog_rows_left_out;

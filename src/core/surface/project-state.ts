@@ -141,10 +141,14 @@ export function stepFiles(catalog: Catalog, skill: string): number | undefined {
   return numbers.size || undefined;
 }
 
+/** Paths in order with their numbers read as numbers, so that the last of `epic-1.md` … `epic-30.md` is epic-30
+ *  (review 477: epic-9 sorted last and stood for the epics). Made once: a collator is costly to make. */
+const NUMBERED = new Intl.Collator(undefined, { numeric: true });
+
 /** The required rows of bmad-help.csv, in its order (the installer sorts it by phase), with their documents. */
 export async function plannedSteps(reader: BundleReader, documents: WorkDocument[]): Promise<PlannedStep[]> {
   const required = (await helpFor(reader)).rows.filter((r) => r.required && r.outputs);
-  const byPath = [...documents].sort((a, b) => a.path.localeCompare(b.path));
+  const byPath = [...documents].sort((a, b) => NUMBERED.compare(a.path, b.path));
   return required.flatMap((r) => {
     const word = stepWord(r.outputs);
     if (!word) return [];
