@@ -8,7 +8,7 @@ import { constants } from "node:fs";
 import { access, lstat, readdir, realpath, stat } from "node:fs/promises";
 import { basename, join } from "node:path";
 import { resolveBounded } from "../compiler/files.js";
-import { literalFolder, tooCostly } from "../core/catalog/glob.js";
+import { literalFolder, tooCostly, type Glob } from "../core/catalog/glob.js";
 import { count as n } from "../core/count.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_FILES } from "../core/workspace/limits.js";
 import { mayServeAsConfig, servedWithout } from "../core/catalog/config.js";
@@ -423,7 +423,21 @@ class LocalFiles implements WorkspaceFiles {
   async list(glob = "**"): Promise<Listing> {
     // A glob that is no project path's (`/docs/*`, `../*`, `.git/*`) is refused as that path is (compilePathGlob).
     const compiled = compilePathGlob(glob);
-    if (!compiled.ok) return invalid(compiled.error);
+    return compiled.ok ? this.walk(glob, compiled.glob) : invalid(compiled.error);
+  }
+
+  /** The files named as `path`'s file is, in any case, anywhere in the project, the shortest paths first, at most
+   *  `limit`: list's walk, reading no file of another name (review 477: a missing _bmad-output/prd.md was answered
+   *  with the folders beside it, never the PRD below one). */
+  async namesakes(path: string, limit: number): Promise<string[]> {
+    const name = basename(path).toLowerCase();
+    const sameName = (rel: string) => rel.slice(rel.lastIndexOf("/") + 1).toLowerCase() === name;
+    const found = await this.walk("**", { pattern: "**", exhausted: false, test: sameName });
+    return found.ok ? found.value.map((f) => f.path).sort((a, b) => a.length - b.length).slice(0, limit) : [];
+  }
+
+  /** The files below `glob`'s literal start, as deep as it reaches, that `match` takes (list). */
+  private async walk(glob: string, match: Glob): Promise<Listing> {
     const start = literalFolder(glob);
     // A start a walk leaves out (`node_modules`) lists nothing.
     const startNames = start ? start.split("/") : [];
@@ -443,7 +457,7 @@ class LocalFiles implements WorkspaceFiles {
     const leaveOut = (rel: string, why: LeftOut) => (why === DENIED ? denied.push(rel) : counted.set(why, (counted.get(why) ?? 0) + 1));
     const add = async (rel: string) => {
       // A file that cannot be read here (a link into machinery) is not listed.
-      const found = compiled.glob.test(rel) ? await this.found(rel) : undefined;
+      const found = match.test(rel) ? await this.found(rel) : undefined;
       if (typeof found === "object") out.push(found);
       else if (found) leaveOut(rel, found);
     };
@@ -460,7 +474,7 @@ class LocalFiles implements WorkspaceFiles {
       if (depth <= deepest) (isFirst ? first : rest).push({ dir, real, depth, first: isFirst });
     };
     for (let next = first.shift() ?? rest.shift(); next; next = first.shift() ?? rest.shift()) {
-      if (out.length >= MAX_FILES || compiled.glob.exhausted) break;
+      if (out.length >= MAX_FILES || match.exhausted) break;
       if (++folders > MAX_FILES) {
         cut ??= `at most ${n(MAX_FILES)} folders are looked in; list a narrower path (e.g. "docs/**") for the rest`;
         break;
@@ -473,11 +487,11 @@ class LocalFiles implements WorkspaceFiles {
       }
       const entries = await readdir(real, { withFileTypes: true }).catch(() => []);
       for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-        if (out.length >= MAX_FILES || compiled.glob.exhausted) break;
+        if (out.length >= MAX_FILES || match.exhausted) break;
         const rel = dir ? `${dir}/${e.name}` : e.name;
         if (unlisted(e.name)) {
           // Counted, never named: its name would break the listing's line (review 413: a script's made none counted).
-          if (!isOneLine(e.name) && compiled.glob.test(rel)) leaveOut(rel, NOT_ONE_LINE);
+          if (!isOneLine(e.name) && match.test(rel)) leaveOut(rel, NOT_ONE_LINE);
           continue;
         }
         if (e.isDirectory()) {
@@ -485,7 +499,7 @@ class LocalFiles implements WorkspaceFiles {
         }
         else if (e.isFile()) await add(rel);
         else if (!e.isSymbolicLink()) {
-          if (compiled.glob.test(rel)) leaveOut(rel, NOT_REGULAR);
+          if (match.test(rel)) leaveOut(rel, NOT_REGULAR);
         } else {
           if (++links > MAX_WALK_LINKS) {
             cut ??= `at most ${MAX_WALK_LINKS} links are followed; list below a link for its files`;
@@ -496,11 +510,11 @@ class LocalFiles implements WorkspaceFiles {
           const kind = target !== undefined && inProject(target) ? await stat(target).catch(() => undefined) : undefined;
           if (kind?.isDirectory() && (await walked(e.name, target!))) enter(rel, target!, depth + 1, inFirst);
           else if (kind?.isFile()) await add(rel);
-          else if (kind && compiled.glob.test(rel)) leaveOut(rel, NOT_REGULAR);
+          else if (kind && match.test(rel)) leaveOut(rel, NOT_REGULAR);
         }
       }
     }
-    if (compiled.glob.exhausted) return invalid(tooCostly(compiled.glob, "this project's files"));
+    if (match.exhausted) return invalid(tooCostly(match, "this project's files"));
     if (out.length >= MAX_FILES) cut ??= `at most ${n(MAX_FILES)} files are listed; list a narrower path (e.g. "docs/**") for the rest`;
     out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     const notes = leftOutLines(counted, denied);

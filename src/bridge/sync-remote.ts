@@ -56,7 +56,9 @@ const CHANGED_SINCE = z
     moreBy: z.number().int().min(1).optional(),
     added: z.number().int().min(0).optional(),
     removed: z.number().int().min(0).optional(),
+    madeBy: z.array(z.string().min(1).max(300).refine(isOneLine)).max(SHOWN_VERSIONS).optional(),
   })
+  .refine((c) => !c.madeBy || c.madeBy.length === c.versions.length)
   .optional()
   .catch(undefined);
 /** `sha256` is of the bytes stored, or of the text served where that is not them: `redacted`, a config file served

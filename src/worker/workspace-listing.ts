@@ -188,6 +188,19 @@ export class FileListing {
     } else if (present) this.files.splice(i, 1);
   }
 
+  /** The files named as `path`'s file is, in any case, anywhere, the shortest paths first, at most `limit`: one pass
+   *  over the paths, comparing only names of that length (review 477: a missing _bmad-output/prd.md was answered with
+   *  the first files of that folder, never the PRD a folder below). */
+  namesakes(path: string, limit: number): string[] {
+    const name = path.slice(path.lastIndexOf("/") + 1).toLowerCase();
+    const found: string[] = [];
+    for (const { path: p } of this.files) {
+      const at = p.lastIndexOf("/") + 1;
+      if (p.length - at === name.length && p.slice(at).toLowerCase() === name) found.push(p);
+    }
+    return found.sort((a, b) => a.length - b.length).slice(0, limit);
+  }
+
   /** The current version of the file at `path`; undefined: none. */
   version(path: string): number | undefined {
     const f = this.files[this.find(path)];

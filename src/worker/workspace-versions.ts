@@ -456,7 +456,7 @@ export class VersionedFiles {
     }
   }
 
-  /** Not found, with the closest paths in the same folder, or who deleted it, when, and how to bring it back, as told
+  /** Not found, with the closest paths (files of its name anywhere, then in the same folder), or who deleted it, when, and how to bring it back, as told
    *  to `by` in `zone` (review 322: a member's deletion read as no one's). */
   noFile(project: string, path: string, by: Person, zone: string): WsError {
     // A folder (files below it) is said as the bridge says it, by read, delete and history alike (review 413).
@@ -464,7 +464,9 @@ export class VersionedFiles {
     const last = this.lastChange(path, by, zone);
     if (last) return fail("not_found", `${this.deletedSaid(path, last)}; ${last.kept ? `${this.restoreSaid(last)}, and "history" shows its versions` : `bmad-files "history" shows its versions`}.`);
     const dir = path.includes("/") ? path.slice(0, path.lastIndexOf("/") + 1) : "";
-    const near = this.sql.exec<{ path: string }>("SELECT path FROM files WHERE path >= ? AND path < ? LIMIT 500", dir, `${dir}\uffff`).toArray().map((r) => r.path);
+    const inFolder = this.sql.exec<{ path: string }>("SELECT path FROM files WHERE path >= ? AND path < ? LIMIT 500", dir, `${dir}\uffff`).toArray().map((r) => r.path);
+    // The files of its name elsewhere first: the folder's first 500 may hold none of them (review 477).
+    const near = [...this.current().namesakes(path, 3), ...inFolder];
     return fail("not_found", `No file ${path} in project "${project}".${suggestion(closestFiles(path, near, 3))}`);
   }
 
@@ -684,12 +686,14 @@ export class VersionedFiles {
     const params = [path, yours, SERVER_MERGE, INSTALLER.label, reader.id ?? null, reader.label];
     const { n, first, last, authors } = this.sql.exec<{ n: number; first: number | null; last: number | null; authors: number }>(`SELECT COUNT(*) AS n, MIN(version) AS first, MAX(version) AS last, COUNT(DISTINCT author) AS authors ${since}`, ...params).one();
     if (!n) return undefined;
-    const versions = n <= SHOWN_VERSIONS ? this.sql.exec<{ version: number }>(`SELECT version ${since} ORDER BY version`, ...params).toArray().map((r) => r.version) : [first!, last!];
-    const by = this.sql.exec<{ author: string }>(`SELECT author ${since} GROUP BY author ORDER BY MAX(version) DESC LIMIT ${SHOWN_AUTHORS}`, ...params).toArray().map((r) => r.author);
+    const listed = n <= SHOWN_VERSIONS ? this.sql.exec<{ version: number; author: string }>(`SELECT version, author ${since} ORDER BY version`, ...params).toArray() : [];
+    const versions = listed.length ? listed.map((r) => r.version) : [first!, last!];
+    const by = this.sql.exec<{ author: string }>(`SELECT author ${since} GROUP BY author ORDER BY MIN(version) LIMIT ${SHOWN_AUTHORS}`, ...params).toArray().map((r) => r.author);
+    const each = authors > 1 && listed.length ? { madeBy: listed.map((r) => r.author) } : {};
     // Where no line of the version counted from was another's, every line of theirs in the head came since.
     const from = this.sql.exec<AuthorsRow & { size: number; kept: number }>(`SELECT version, author, author_id, lines, sha256, size, ${KEPT} AS kept FROM versions WHERE path = ? AND version = ?`, path, yours).toArray()[0];
     const allOthers = from?.kept && !this.othersOf(path, from, reader).length ? { allOthers: true as const } : {};
-    const changed = { yours, ...(read ? { read: true as const } : {}), versions, count: n, by, ...(authors > by.length ? { moreBy: authors - by.length } : {}), ...allOthers };
+    const changed = { yours, ...(read ? { read: true as const } : {}), versions, count: n, by, ...(authors > by.length ? { moreBy: authors - by.length } : {}), ...each, ...allOthers };
     return { ...changed, ...this.linesBetween(path, from, head, budget) };
   }
 

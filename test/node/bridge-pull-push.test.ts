@@ -944,7 +944,7 @@ describe("headless, with a token in BMAD_MCP_TOKEN (CI, scripts)", () => {
       await Promise.all(members.map(({ member }) => member.close()));
       const many = await headless(["pull", "--remote", remote, "--project", shared, "--dir", join(tmp.dir, "bob-355")], { BMAD_MCP_TOKEN: bob });
       expect(many.code, many.stderr).toBe(0);
-      expect(many.stdout.split("\n")).toContain(`${path}: changed by others since you saw v5: v6 to v11 (6 versions) by ${owner}, m5-415@example.com, m4-415@example.com, m3-415@example.com, m2-415@example.com and 1 other (+6 −0 lines).`);
+      expect(many.stdout.split("\n")).toContain(`${path}: changed by others since you saw v5: v6 to v11 (6 versions) by m1-415@example.com, m2-415@example.com, m3-415@example.com, m4-415@example.com, m5-415@example.com and 1 other (+6 −0 lines).`);
     } finally {
       await asBob.close();
     }

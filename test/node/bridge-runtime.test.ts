@@ -664,6 +664,14 @@ describe("bmad-files on the bridge", () => {
     expect((await files({ action: "read", path: "link.md" })).text).not.toContain("not yours");
     // A missing file names the closest on its way, as the remote does (review 140).
     expect((await files({ action: "read", path: "_bmad/bmm/config.yamll" })).text).toMatch(/^No file _bmad\/bmm\/config\.yamll in the project \(.*\)\. Closest: _bmad\/bmm\/config\.yaml/);
+    // The file of its name anywhere comes first, where the folders on its way hold many others (review 477).
+    for (const folder of ["_bmad-output/big", "docs/area", "_bmad-output/planning-artifacts"]) mkdirSync(join(dir, folder), { recursive: true });
+    for (let i = 0; i < 600; i++) for (const folder of ["_bmad-output/big", "docs/area"]) writeFileSync(join(dir, folder, `blob-${i}.md`), "x");
+    writeFileSync(join(dir, "_bmad-output/planning-artifacts/prd.md"), "# PRD\n");
+    for (const path of ["_bmad-output/prd.md", "docs/prd.md", "docs/PRD.md"]) {
+      expect((await files({ action: "read", path })).text).toMatch(new RegExp(`^No file ${path.replace(".", "\\.")} in the project \\(.*\\)\\. Closest: _bmad-output/planning-artifacts/prd\\.md[,.]`));
+    }
+    for (const made of ["_bmad-output/big", "docs/area", "_bmad-output/planning-artifacts/prd.md"]) rmSync(join(dir, made), { recursive: true });
     expect(await files({ action: "delete", path: "link.md" })).toMatchObject({ isError: true });
     expect(await files({ action: "write", path: "link.md", content: "overwritten" })).toMatchObject({ isError: true });
     expect(readFileSync(outside, "utf8")).toBe("not yours");

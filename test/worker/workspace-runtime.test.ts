@@ -1524,3 +1524,20 @@ describe("a folder spelled in another Unicode form (review 300-2)", () => {
     expect(log).toContain("- composed\n");
   });
 });
+
+describe("a missing file in a project of many files", () => {
+  it("is answered with the file of its name elsewhere, not the first files of its folder (review 477)", async () => {
+    const big = unique("big");
+    expect((await ada.project({ action: "create", name: big })).isError).toBe(false);
+    // 600 files in each folder asked, sorting before planning-artifacts/: more than a folder's first 500 looked at.
+    const stub = projectStub(ada.id, big);
+    await runInDurableObject(stub, (_, state) => {
+      for (let i = 0; i < 600; i++) for (const dir of ["_bmad-output/big", "docs/area"]) state.storage.sql.exec("INSERT INTO files (path, version, size, sha256, updated_at, author) VALUES (?, 1, 0, '', '', 'seed')", `${dir}/blob-${i}.md`);
+    });
+    await evictDurableObject(stub);
+    expect((await ada.files({ action: "write", project: big, path: "_bmad-output/planning-artifacts/prd.md", content: "# PRD\n" })).isError).toBe(false);
+    for (const path of ["_bmad-output/prd.md", "docs/prd.md", "docs/PRD.md"]) {
+      expect((await ada.files({ action: "read", project: big, path })).text).toMatch(new RegExp(`^No file ${path.replace(".", "\\.")} in project "${big}"\\. Closest: _bmad-output/planning-artifacts/prd\\.md[,.]`));
+    }
+  });
+});

@@ -838,9 +838,26 @@ describe("sharing", () => {
     // Seven people each remove a line: the writer first, then w1 to w6.
     for (const [i, who] of [writer, ...hands].entries()) expect((await who.files({ action: "edit", project, path, old: `${lines[i]}\n`, content: "" })).isError).toBe(false);
     const read = await owner.files({ action: "read", project, path });
-    const named = [...hands].reverse().slice(0, 5).map((h) => h.email);
+    // Named in the order of their versions, as the versions are: the first five.
+    const named = [writer, ...hands].slice(0, 5).map((h) => h.email);
     expect(read.structured.changed_since).toMatchObject({ count: 7, by: named, moreBy: 2 });
     expect(read.text.split("\n")[0]).toContain(`changed by others since your v1: v2 to v8 (7 versions) by ${named.join(", ")} and 2 others (+0 −7 lines)]`);
+    expect((await owner.files({ action: "delete", project, path })).isError).toBe(false);
+  });
+
+  it("names who made each version it lists where several people made them, in the versions' order (review 477)", async () => {
+    const path = unique("docs/two-hands") + ".md";
+    const bob = await signInAs(`${unique("bob")}@example.com`);
+    await shareAccepted(owner, project, bob, "write", bob.id);
+    expect((await owner.files({ action: "write", project, path, content: "a\n" })).isError).toBe(false);
+    expect((await bob.files({ action: "append", project, path, content: "bob\n" })).isError).toBe(false);
+    expect((await writer.files({ action: "append", project, path, content: "carol\n" })).isError).toBe(false);
+    const read = await owner.files({ action: "read", project, path });
+    expect(read.structured.changed_since).toMatchObject({ versions: [2, 3], by: [bob.email, writer.email], madeBy: [bob.email, writer.email] });
+    expect(read.text.split("\n")[0]).toContain(`changed by others since your v1: v2 by ${bob.email}, v3 by ${writer.email} (+2 −0 lines)]`);
+    // Past the versions it lists, the people in the same order, not one name a version.
+    for (let i = 0; i < 4; i++) expect((await (i % 2 ? writer : bob).files({ action: "append", project, path, content: `${i}\n` })).isError).toBe(false);
+    expect((await owner.files({ action: "read", project, path })).text.split("\n")[0]).toContain(`changed by others since you saw v3: v4 to v7 (4 versions) by ${bob.email}, ${writer.email} (+4 −0 lines)]`);
     expect((await owner.files({ action: "delete", project, path })).isError).toBe(false);
   });
 

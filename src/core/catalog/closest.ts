@@ -64,14 +64,17 @@ export function closest(input: string, candidates: Iterable<string>, limit = 5):
   return scored.slice(0, limit).map(([c]) => c);
 }
 
-/** Paths for a missing file `path`, from `candidates` below its folder: first those whose file name holds the name
- *  asked for (without its extension, in any case: `prds/…/prd.md` for `prd.md`, `ARCHITECTURE-SPINE.md` for
- *  `architecture.md`), the shortest first, then the closest paths (review 315-3: `epics.md` came first for
- *  `architecture.md`, and the architecture's memlog before its spine). */
+/** Paths for a missing file `path`, from `candidates` (files of its name anywhere, then below its folder): first those
+ *  whose file name holds the name asked for (without its extension, in any case: `prds/…/prd.md` for `prd.md`,
+ *  `ARCHITECTURE-SPINE.md` for `architecture.md`), the ones of its very name first (review 477), then the shortest,
+ *  then the closest paths (review 315-3: `epics.md` came first for `architecture.md`, and the architecture's memlog
+ *  before its spine). */
 export function closestFiles(path: string, candidates: string[], limit: number): string[] {
-  const stem = (p: string) => p.slice(p.lastIndexOf("/") + 1).toLowerCase().replace(/\.[^.]*$/, "");
-  const asked = stem(path);
-  const named = asked.length > 1 ? candidates.filter((c) => stem(c).includes(asked)).sort((a, b) => a.length - b.length || (a < b ? -1 : 1)) : [];
+  const name = (p: string) => p.slice(p.lastIndexOf("/") + 1).toLowerCase();
+  const stem = (p: string) => name(p).replace(/\.[^.]*$/, "");
+  const [asked, askedName] = [stem(path), name(path)];
+  const other = (p: string) => Number(name(p) !== askedName);
+  const named = asked.length > 1 ? candidates.filter((c) => stem(c).includes(asked)).sort((a, b) => other(a) - other(b) || a.length - b.length || (a < b ? -1 : 1)) : [];
   return [...new Set([...named.slice(0, limit), ...closest(path, candidates, limit)])].slice(0, limit);
 }
 

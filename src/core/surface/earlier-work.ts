@@ -262,7 +262,7 @@ async function workIn(reader: BundleReader, runtime: ProjectRuntime, locations: 
  *  in parentheses; names quoted, as read among a skill's steps. */
 function byOthersNote(others: ByOthers | undefined, since: ChangedSince | undefined): string {
   const by = othersBeside(others, since);
-  const notes = [by && othersNote(inBrief(by), JSON.stringify), since && changedSinceNote({ ...since, by: [JSON.stringify(since.by.join(", "))] })].filter(Boolean);
+  const notes = [by && othersNote(inBrief(by), JSON.stringify), since && changedSinceNote(since, JSON.stringify)].filter(Boolean);
   return notes.length ? ` (${notes.join("; ")})` : "";
 }
 

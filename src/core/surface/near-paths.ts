@@ -7,7 +7,17 @@ import type { WorkspaceFiles } from "../workspace/store.js";
 /** At most this many folders are walked up or down. */
 const MAX_DEPTH = 32;
 
-export async function nearPaths(files: Pick<WorkspaceFiles, "stat" | "children">, path: string, limit = 5): Promise<string[]> {
+/** A store that finds the files of a name anywhere at little cost (the bridge: LocalWorkspace.namesakes). */
+type Namesakes = { namesakes?(path: string, limit: number): Promise<string[]> };
+
+/** Files named as the one asked for anywhere first, shortest first, where the store finds them (review 477: a missing
+ *  _bmad-output/prd.md was answered with the folders beside it, never the PRD below one); then those on its way. */
+export async function nearPaths(files: Pick<WorkspaceFiles, "stat" | "children"> & Namesakes, path: string, limit = 5): Promise<string[]> {
+  const named = (await files.namesakes?.(path, limit)) ?? [];
+  return [...new Set([...named, ...(await onTheWay(files, path, limit))])].slice(0, limit);
+}
+
+async function onTheWay(files: Pick<WorkspaceFiles, "stat" | "children">, path: string, limit: number): Promise<string[]> {
   const parts = path.split("/").filter(Boolean).slice(0, MAX_DEPTH);
   let depth = parts.length - 1;
   while (depth > 0) {

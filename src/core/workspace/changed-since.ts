@@ -14,9 +14,12 @@ export interface ChangedSince {
   /** Their versions: each, up to SHOWN_VERSIONS; past that the first and the last of `count`. */
   versions: number[];
   count: number;
-  /** Who made them, the latest first (at most SHOWN_AUTHORS), and how many others did past those. */
+  /** Who made them, in the order of their first version since, as the versions are (at most SHOWN_AUTHORS), and how
+   *  many others did past those (review 477: "v49, v50 by carol, bob" read v49 as carol's). */
   by: string[];
   moreBy?: number;
+  /** Who made each of `versions`, where they are listed one by one and more than one person made them. */
+  madeBy?: string[];
   added?: number;
   removed?: number;
   /** Every line others wrote in the head came with these versions: the line authors' note tells the same change. */
@@ -74,12 +77,19 @@ const linesNote = (c: ChangedSince): string => (c.added === 0 && c.removed === 0
 /** What the changes are counted from: `your v2` (the reader's own), or `you saw v2` (shown it since). */
 const sinceWhat = (c: ChangedSince): string => (c.read ? `you saw v${c.yours}` : `your v${c.yours}`);
 
-/** `bob, carol` (`bob, carol and 2 others` past SHOWN_AUTHORS). */
-const shownAuthors = (c: ChangedSince): string => `${c.by.join(", ")}${c.moreBy ? ` and ${c.moreBy} other${c.moreBy === 1 ? "" : "s"}` : ""}`;
+/** `bob, carol` (`bob, carol and 2 others` past SHOWN_AUTHORS), each as `name` says it. */
+const shownAuthors = (c: ChangedSince, name: (author: string) => string): string =>
+  `${c.by.map(name).join(", ")}${c.moreBy ? ` and ${c.moreBy} other${c.moreBy === 1 ? "" : "s"}` : ""}`;
 
-/** `changed by others since your v2: v3, v4 by bob (+1 −1 lines)` (`since you saw v2`). */
-export const changedSinceNote = (c: ChangedSince): string =>
-  `changed by others since ${sinceWhat(c)}: ${shownVersions(c)} by ${shownAuthors(c)}${c.added === undefined ? "" : ` (${linesNote(c)})`}`;
+/** `v3 by bob, v4 by carol` where the versions listed are several people's, else `v3, v4 by bob` or `v3 to v40 (12
+ *  versions) by bob, carol`: never a list of names to pair with a list of versions. */
+const shownChanges = (c: ChangedSince, name: (author: string) => string): string =>
+  c.madeBy ? c.versions.map((v, i) => `v${v} by ${name(c.madeBy![i]!)}`).join(", ") : `${shownVersions(c)} by ${shownAuthors(c, name)}`;
+
+/** `changed by others since your v2: v3, v4 by bob (+1 −1 lines)` (`since you saw v2`); `name`: how an author is said
+ *  (quoted among a skill's steps). */
+export const changedSinceNote = (c: ChangedSince, name = (author: string) => author): string =>
+  `changed by others since ${sinceWhat(c)}: ${shownChanges(c, name)}${c.added === undefined ? "" : ` (${linesNote(c)})`}`;
 
 /** `; changed by others since your v2: …` after a file's header (bmad-files read, bmad-doc), or nothing. */
 export const changedSinceClause = (c: ChangedSince | undefined): string => (c ? `; ${changedSinceNote(c)}` : "");
