@@ -777,6 +777,37 @@ describe("odd files: a listing goes on, and every refusal names the file, what i
     expect(existsSync(join(dir, "_bmad/render/skill456"))).toBe(false);
     rmSync(skill, { recursive: true });
   });
+
+  it("says after a changed generation's HALT how to render again, as the remote does (review 474)", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    const skill = join(dir, "skill474");
+    mkdirSync(skill);
+    writeFileSync(join(skill, "workflow.md"), "# Workflow\n");
+    const line = `render_skill.py --project-root ${dir} --skill ${skill}`;
+    const first = await bmadRun(client, line);
+    const workflow = /read and follow (\S+)/.exec(first.text)![1]!;
+    const generation = dirname(workflow).slice(dir.length + 1);
+    writeFileSync(workflow, "# Workflow, changed\n");
+    const halted = await bmadRun(client, line);
+    expect(halted.isError).toBe(true);
+    const now = (await files(client, { action: "history", path: `${generation}/workflow.md` })).out!.versions as Array<{ version: number }>;
+    // After any note of what the run read without secrets (this project's config.user.toml).
+    expect(halted.text.slice(halted.text.indexOf("render_skill.py exited"))).toBe(
+      `render_skill.py exited 1\nstdout:\nHALT: generation output hash mismatch: ${workflow}\n\n` +
+        `${generation}/workflow.md changed after render_skill.py wrote it (now version ${now[0]!.version}). Restore what render_skill.py wrote, where this bridge kept a copy (bmad-files "history" lists them, "restore" brings one back), or delete the generation's folder ${generation}; then run the same line again.`,
+    );
+    rmSync(dirname(workflow), { recursive: true });
+    expect((await bmadRun(client, line)).text).toBe(first.text);
+    // Changed through bmad-files, the bridge kept what the render wrote: named, and its restore renders again.
+    expect((await files(client, { action: "write", path: `${generation}/workflow.md`, content: "# Workflow, changed\n" })).isError).toBe(false);
+    const named = /Restore version (\d+), the one render_skill\.py wrote \(bmad-files "restore" with "version": \1\), or delete/.exec((await bmadRun(client, line)).text);
+    expect(named).not.toBeNull();
+    expect((await files(client, { action: "restore", path: `${generation}/workflow.md`, version: Number(named![1]) })).isError).toBe(false);
+    expect((await bmadRun(client, line)).text).toBe(first.text);
+    rmSync(skill, { recursive: true });
+    rmSync(join(dir, "_bmad/render/skill474"), { recursive: true });
+  });
 });
 
 describe("listings are bounded as push's walk is", () => {

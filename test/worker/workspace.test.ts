@@ -145,6 +145,11 @@ describe("files", () => {
     expect((await ada.files({ action: "edit", project, path: "docs/none.md", old: "a", content: "b" })).text).toBe('docs/none.md is not in this project: bmad-files "write" creates it.');
     // A path no tool changes is refused as a write's, before its text is looked at (review 350: told to "write" it).
     expect((await ada.files({ action: "edit", project, path: ".envrc", old: "a", content: "b" })).text).toMatch(/^Path "\.envrc" decides what code runs here/);
+    // A new file refused for a leading dot alone is told the name to take instead (review 474).
+    for (const dotted of ["notes/.draft.md", "skills/..%2f..%2fx/workflow.md"]) {
+      expect((await ada.files({ action: "write", project, path: dotted, content: "x" })).text).toBe(`Path "${dotted}" decides what code runs here (an install record, or a tool's own settings: dot-files and dot-folders, many of which start programs by themselves): tools never change it. For a file of your own, choose a name that does not start with "." (the user edits dot-files themselves).`);
+    }
+    expect((await ada.files({ action: "write", project, path: "_bmad/_config/files-manifest.csv", content: "x" })).text).toMatch(/tools never change it\. The user edits it themselves\.$/);
     expect((await ada.files({ action: "edit", project, path: "tools/scripts/x.py", old: "a", content: "b" })).text).toMatch(/^Path "tools\/scripts\/x\.py" is in a scripts\/ folder/);
     // "" removes the text; the history holds each change.
     expect((await ada.files({ action: "edit", project, path, old: "- one\n- one\n", content: "", if_version: 2 })).structured.version).toBe(3);

@@ -66,6 +66,11 @@ export interface ScriptResult {
   notAMemlog?: { path: string; reason: string };
   /** memlog.py append or set found no memlog (its path as the script names it): bmad-run says to init it first. */
   noMemlog?: string;
+  /** render_skill.py found this generated file (its fs path) changed since it wrote it, with these bytes: bmad-run says
+   *  how to render again. */
+  generationChanged?: { path: string; sha256: string };
+  /** The run failed before writing anything, and its answer holds no file's content (render_skill.py's HALT). */
+  nothingWritten?: true;
 }
 
 /** In the arguments of `runOriginal`: a private file the script writes, whose bytes come back as `output`. */

@@ -69,6 +69,13 @@ async function loadSources(fs: RuntimeFs, skillDir: string): Promise<Map<string,
   return sources;
 }
 
+/** A generated file whose bytes are not those its manifest names (`sha256`): changed since it was rendered. */
+class OutputChanged extends RenderError {
+  constructor(readonly changed: { path: string; sha256: string }) {
+    super(`generation output hash mismatch: ${changed.path}`);
+  }
+}
+
 async function verifyExisting(fs: RuntimeFs, destination: string, manifest: PyDict): Promise<void> {
   let existing;
   try {
@@ -92,7 +99,7 @@ async function verifyExisting(fs: RuntimeFs, destination: string, manifest: PyDi
     } catch (error) {
       throw new RenderError(`failed to verify ${path}: ${(error as Error).message}`);
     }
-    if ((await sha256(bytes)) !== hash) throw new RenderError(`generation output hash mismatch: ${path}`);
+    if ((await sha256(bytes)) !== hash) throw new OutputChanged({ path, sha256: hash });
   }
 }
 
@@ -159,8 +166,10 @@ async function render(ctx: ScriptContext, projectRootArg: string, skillArg: stri
  *  start a line of its own, in the answer's voice (review 222: a file name forged "render_skill.py exited 0"). */
 const line = (text: string) => `${showControls(text)}\n`;
 
-export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> {
-  return runScript(async (out) => {
+export async function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> {
+  let changed: { path: string; sha256: string } | undefined;
+  let halted = false;
+  const result = await runScript(async (out) => {
     const p = createParser("render_skill.py", "Render a skill's Markdown sources into an immutable project snapshot.");
     addArgument(p, ["--project-root"], { required: true });
     addArgument(p, ["--skill"], { required: true });
@@ -173,7 +182,11 @@ export function main(argv: string[], ctx: ScriptContext): Promise<ScriptResult> 
       if (error instanceof ConfigError || error instanceof RenderError) out.stdout += line(`HALT: ${error.message}`);
       else if (error instanceof PyError && error.pyType !== "TypeError") out.stdout += line(`HALT: ${error.message}`);
       else throw error;
+      if (error instanceof OutputChanged) changed = error.changed;
+      halted = true;
       return 1;
     }
   });
+  // A HALT wrote nothing: a generation is written whole (createTree) or not at all.
+  return halted ? { ...result, nothingWritten: true, ...(changed ? { generationChanged: changed } : {}) } : result;
 }

@@ -304,8 +304,11 @@ export function changeRefusal(path: string, opts: { pulled?: boolean } = {}): st
   // pulled, stopped every later write to the owner's _bmad-output/).
   const marker = folded.split("/").find((part) => ENVIRONMENT_MARKERS.has(part));
   if (marker) return `Path "${printable(path)}" has "${marker}", which makes its folder a Python environment (what Python and its tools load from one runs unasked, so no tool changes anything in it): tools never create one. Choose another name.`;
-  if ((DECIDES_WHAT_RUNS.has(folded) || RUNS_AT_ROOT.test(folded) || RUNS_IN_ANY_FOLDER.test(folded) || RUNS_ON_OPEN.test(folded) || dotRefused(path, folded)) && !(opts.pulled && folded === INSTALL_RECORD)) {
-    return `Path "${printable(path)}" decides what code runs here (an install record, or a tool's own settings: dot-files and dot-folders, many of which start programs by themselves): tools never change it. The user edits it themselves.`;
+  const runs = DECIDES_WHAT_RUNS.has(folded) || RUNS_AT_ROOT.test(folded) || RUNS_IN_ANY_FOLDER.test(folded) || RUNS_ON_OPEN.test(folded);
+  if ((runs || dotRefused(path, folded)) && !(opts.pulled && folded === INSTALL_RECORD)) {
+    // Refused for a leading dot alone, the model's own file takes another name (review 474: `notes/.draft.md`).
+    const fix = runs ? "The user edits it themselves." : 'For a file of your own, choose a name that does not start with "." (the user edits dot-files themselves).';
+    return `Path "${printable(path)}" decides what code runs here (an install record, or a tool's own settings: dot-files and dot-folders, many of which start programs by themselves): tools never change it. ${fix}`;
   }
   return undefined;
 }

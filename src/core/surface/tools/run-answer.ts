@@ -27,15 +27,16 @@ export interface RunSummary {
   timed_out?: boolean;
 }
 
-/** `real`: the script itself ran (the bridge), and was killed at its limit; a port is stopped at its own. */
-export function runAnswer(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, name: string, result: ScriptResult & { truncated?: boolean }, real = false): ToolOutcome {
+/** `real`: the script itself ran (the bridge), and was killed at its limit; a port is stopped at its own. `fix`: a line
+ *  after the output that says how to get past the failure (generationFix). */
+export function runAnswer(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, name: string, result: ScriptResult & { truncated?: boolean }, real = false, fix?: string): ToolOutcome {
   const stdout = capOutput(streamText(fromFsText(runtime, result.stdout)));
   const stderr = capOutput(streamText(fromFsText(runtime, result.stderr)));
   const cut = [cutNote("stdout", stdout, name), cutNote("stderr", stderr, name)].filter(Boolean);
   // A real script's output cut where it ran: the bridge kept the last 256 KB of each stream.
   if (result.truncated && !cut.length) cut.push(`(Its output was cut to the last ${MAX_OUTPUT_BYTES / 1024} KB of each stream where it ran. To get all of it, run the line in your own terminal.)`);
   const head = `${name} exited ${result.exitCode}${!result.timedOut ? "" : real ? " (killed at the time limit)" : " (stopped at its limit)"}`;
-  const text = [head, ...cut, stdout.text && `stdout:\n${stdout.text}`, stderr.text && `stderr:\n${stderr.text}`, result.notAMemlog && notAMemlogFix(runtime, result.notAMemlog), result.noMemlog !== undefined && noMemlogFix(runtime, result.noMemlog)].filter(Boolean).join("\n");
+  const text = [head, ...cut, stdout.text && `stdout:\n${stdout.text}`, stderr.text && `stderr:\n${stderr.text}`, result.notAMemlog && notAMemlogFix(runtime, result.notAMemlog), result.noMemlog !== undefined && noMemlogFix(runtime, result.noMemlog), fix].filter(Boolean).join("\n");
   const summary: RunSummary = { script: name, exit_code: result.exitCode, stdout_bytes: stdout.bytes - stdout.dropped, stderr_bytes: stderr.bytes - stderr.dropped };
   if (stdout.dropped || stderr.dropped) summary.truncated = { ...(stdout.dropped ? { stdout: stdout.dropped } : {}), ...(stderr.dropped ? { stderr: stderr.dropped } : {}) };
   else if (result.truncated) summary.truncated = {};
@@ -53,6 +54,30 @@ function notAMemlogFix(runtime: Pick<ProjectRuntime, "root" | "fsRoot">, broken:
     ? `Its history has the last good version: ${history}, then "restore" it`
     : `${history} lists the copies this bridge kept when a tool replaced it (the user's git may hold older ones): "restore" the last good one`;
   return `The memlog at ${path} is not a memlog (${broken.reason}). ${where}; or move it aside and run memlog.py init again.`;
+}
+
+/** Versions of a changed generated file looked through for the one its render wrote. */
+const GENERATION_VERSIONS = 20;
+
+/** After render_skill.py's "generation output hash mismatch": who made the file's version now and which version holds
+ *  what the render wrote, where the store says (a workspace), and how to render again, which Python's HALT leaves
+ *  unsaid (review 474: a member's edit of a generated file stopped every later render of it). */
+export async function generationFix(runtime: Pick<ProjectRuntime, "root" | "fsRoot" | "store">, changed: { path: string; sha256: string }): Promise<string> {
+  const path = projectRelative(runtime, changed.path);
+  // _bmad/render/<skill>/<project slug>/<generation>/…
+  const generation = namedPath(path.split("/").slice(0, 5).join("/"));
+  const history = runtime.store ? await runtime.store.history(path, { limit: GENERATION_VERSIONS }) : undefined;
+  const versions = history?.ok ? history.value : [];
+  const now = versions[0];
+  const made = now ? ` (now version ${now.version}${now.author === undefined ? "" : `, by ${now.author}`})` : "";
+  const rendered = versions.find((v) => v.sha256 === changed.sha256 && !v.pruned);
+  const back = `${TOOL.bmadFiles} "history" lists them, "restore" brings one back`;
+  const restore = rendered
+    ? `Restore version ${rendered.version}, the one render_skill.py wrote (${TOOL.bmadFiles} "restore" with "version": ${rendered.version})`
+    : runtime.root.startsWith(PROJECTS_PREFIX)
+      ? `Restore the version render_skill.py wrote (${back})`
+      : `Restore what render_skill.py wrote, where this bridge kept a copy (${back})`;
+  return `${namedPath(path)} changed after render_skill.py wrote it${made}. ${restore}, or delete the generation's folder ${generation}; then run the same line again.`;
 }
 
 /** After memlog.py's traceback for an append or set before any init: the step left out. */

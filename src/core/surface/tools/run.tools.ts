@@ -10,7 +10,7 @@ import { SCRIPT_READS, SHARED_SCRIPTS, SKILL_SCRIPTS } from "../../runtime/scrip
 import { withBudget } from "../../runtime/budget.js";
 import type { GitRunner } from "../../runtime/context.js";
 import type { RuntimeFs } from "../../runtime/fs.js";
-import { runAnswer } from "./run-answer.js";
+import { generationFix, runAnswer } from "./run-answer.js";
 import { composerNote } from "../composer.js";
 import { BASELINE_UNSET, contractToDo } from "../runtime-block.js";
 import type { SurfaceDeps } from "../deps.js";
@@ -337,12 +337,13 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
     const refused = runtime.refused?.();
     if (refused) return fail(refused);
     if (originalRefused) return notRun(runtime, originalRefused);
-    const answer = runAnswer(runtime, name, result);
+    const answer = runAnswer(runtime, name, result, false, result.generationChanged === undefined ? undefined : await generationFix(runtime, result.generationChanged));
     // A port that needs git where there is none answers as its Python does; where it can run is said beside it
     // (review 77: the retrospective went on without knowing).
-    // A change in someone else's project is named as theirs, once (review 179).
+    // A change in someone else's project is named as theirs, once (review 179). Whose lines the files read hold is
+    // said of content the model is about to read: a run that failed and wrote nothing shows none (review 474).
     const owner = runtime.changeOwner?.();
-    const notes = [...(owner ? [`this run changed files in ${runtime.root}, ${owner}'s project.`] : []), ...othersLayers(runtime, answer.ok ? answersNamedIn(runtime, answer.text) : []), ...withheldLayers(runtime, "This run"), ...(runtime.git ? [] : NEEDS_GIT.has(name) ? [`this workspace has no git repository, so ${name} has no history to measure here; the bmad-mcp bridge, in the user's own clone, runs it on their repository.`] : [])];
+    const notes = [...(owner ? [`this run changed files in ${runtime.root}, ${owner}'s project.`] : []), ...(result.nothingWritten ? [] : othersLayers(runtime, answer.ok ? answersNamedIn(runtime, answer.text) : [])), ...withheldLayers(runtime, "This run"), ...(runtime.git ? [] : NEEDS_GIT.has(name) ? [`this workspace has no git repository, so ${name} has no history to measure here; the bmad-mcp bridge, in the user's own clone, runs it on their repository.`] : [])];
     return answer.ok && notes.length ? { ...answer, text: `${notes.map((n) => `Note: ${n}`).join("\n")}\n${answer.text}` } : answer;
   }
   // BMAD's shared scripts are in the project's _bmad/scripts/ alone: one named in a skill's folder is nowhere else.

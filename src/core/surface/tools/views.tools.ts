@@ -3,7 +3,7 @@
 // caller may read, and its actions are the host's tool calls (bmad-files restore, bmad-board move) with their token.
 import * as z from "zod";
 import type { Result } from "../../result.js";
-import { byAt, earlierThan, olderKept, shownAt, withShownTime, type WorkspaceFiles, type WorkspaceStore } from "../../workspace/store.js";
+import { byAt, earlierThan, olderKept, readAccessRefusal, shownAt, withShownTime, type WorkspaceFiles, type WorkspaceStore } from "../../workspace/store.js";
 import type { SurfaceDeps } from "../deps.js";
 import { TOOL } from "../names.js";
 import { done, fail, type ToolOutcome } from "../outcome.js";
@@ -237,6 +237,12 @@ export const bmadBoardTool = defineTool({
   async run({ project, story, status, if_version }, deps) {
     const found = await projectFiles(deps, project, TOOL.bmadBoard);
     if (!found.ok) return fail(found.error);
+    // A reader's move is refused first, as the project refuses their write (review 474: one that changed nothing
+    // answered ok, a stale one told them to move it again).
+    if ((story !== undefined || status !== undefined) && found.access === "read") {
+      const info = await found.store.info(found.name);
+      if (info.ok && info.value.access === "read") return fail(readAccessRefusal(info.value.name, info.value.owner));
+    }
     const runtime = deps.runtime ? await deps.runtime(found.name) : undefined;
     if (!runtime?.ok) return fail(runtime?.error ?? NO_PROJECTS);
     if ((story === undefined) !== (status === undefined)) return fail('A move needs both "story" (its key) and "status".');
