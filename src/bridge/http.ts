@@ -29,6 +29,9 @@ const MAX_IN_FLIGHT = 16;
 const MAX_READING = 32;
 /** How long a body may go without a byte before it is refused with 408: a loopback client sends its body at once. */
 const BODY_IDLE_MS = 2_000;
+/** How long a body may take in all before it is refused with 408: 6 MiB on loopback comes in milliseconds, and bodies
+ *  dripped a byte a second, never idle, held every reading place until the request timeout (review 475). */
+const BODY_READ_MS = 5_000;
 /** Seconds a client told 503 is asked to wait. */
 const RETRY_AFTER_S = 1;
 /** How long an answer may wait for its client to take what was written: one that does not read is let go. */
@@ -150,9 +153,9 @@ async function answer(req: IncomingMessage, res: ServerResponse, handler: McpHtt
 
 type Body = Result<{ bytes?: Uint8Array; parsed?: unknown }, { status: number; code?: number }>;
 
-/** The whole body, refused past the limit (what is over it is not read) or once BODY_IDLE_MS pass without a byte of
- *  it, and its JSON where it is JSON (else the SDK answers the parse error), refused past the bounds every door keeps
- *  (core/request-checks.ts). */
+/** The whole body, refused past the limit (what is over it is not read), once BODY_IDLE_MS pass without a byte of
+ *  it or once BODY_READ_MS pass before its end; and its JSON where it is JSON (else the SDK answers the parse error),
+ *  refused past the bounds every door keeps (core/request-checks.ts). */
 async function readBody(req: IncomingMessage): Promise<Body> {
   type Read = (Body & { ok: false }) | { ok: true; bytes: Buffer };
   const read = await new Promise<Read>((resolve, reject) => {
@@ -161,6 +164,7 @@ async function readBody(req: IncomingMessage): Promise<Body> {
     const settle = (result: Read) => {
       req.off("data", take).off("end", ended).off("close", gone).off("error", reject).off("timeout", stalled);
       req.socket.setTimeout(0);
+      clearTimeout(deadline);
       resolve(result);
     };
     const take = (chunk: Buffer) => {
@@ -171,9 +175,11 @@ async function readBody(req: IncomingMessage): Promise<Body> {
     const ended = () => settle({ ok: true, bytes: Buffer.concat(chunks) });
     const gone = () => settle({ ok: false, status: 400, error: "The request's body did not come whole." });
     const stalled = () => settle({ ok: false, status: 408, error: `The request's body stopped coming for ${BODY_IDLE_MS / 1000} s: send it at once.` });
-    // Idle on the connection, not a bound on the whole read: a large body that keeps coming is read to its end. Set on
-    // the request, which Node tells of the idle socket before it would close it unanswered.
+    const late = () => settle({ ok: false, status: 408, error: `The request's body did not come whole within ${BODY_READ_MS / 1000} s: send it at once.` });
+    // Idle on the connection, set on the request, which Node tells of the idle socket before it would close it
+    // unanswered; and a bound on the whole read, which a body dripped slowly enough is never idle for.
     req.setTimeout(BODY_IDLE_MS, stalled);
+    const deadline = setTimeout(late, BODY_READ_MS);
     req.on("data", take).once("end", ended).once("close", gone).once("error", reject);
   });
   if (!read.ok) return read;

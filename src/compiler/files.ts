@@ -1,5 +1,5 @@
 // File-system helpers for reading one BMAD tree: walking, symlink containment, text detection.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, statSync } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, statSync, type Stats } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { isConfigShaped, isSecretFile } from "../core/catalog/config.js";
 import { codeSpan, machineryName } from "../core/workspace/paths.js";
@@ -24,6 +24,9 @@ function isSymlink(path: string): boolean {
 export function isWithin(root: string, real: string): boolean {
   return real === root || real.startsWith(root + sep);
 }
+
+/** Whether descriptors say where they are, at /proc/self/fd (Linux), as bridge/confined-fs.ts asks. */
+const DESCRIBED_FDS = existsSync("/proc/self/fd");
 
 /** A symlink whose target is outside the tree. */
 class RefusedLink extends Error {}
@@ -112,12 +115,7 @@ export class Tree {
     // in a folder it had resolved is known already: resolving each again cost every file behind a link the whole chain
     // the link leads down (review 23: 300 files behind one link to a folder 1,900 deep took 62 s).
     const real = this.realOf.get(rel) ?? realpathSync.native(abs);
-    if (!isWithin(this.root, real)) {
-      const message = `Refused symlink ${rel} in ${this.root}: its target ${real} leaves the source root`;
-      // Where it leads is said on stderr alone: the layout of the user's machine is not the model's (review 346).
-      if (this.options.userTree) this.report(rel, message, `Refused symlink ${rel}: its target leaves the source root`); // else the whole tree fails with it
-      throw new RefusedLink(message);
-    }
+    if (!isWithin(this.root, real)) this.refuseLink(rel, real);
     if (real !== abs) {
       // Through a link: where it leads is judged too (a committed `notes.md` -> `../../.env` or `.git/config`), and no
       // config is served through one: redaction goes by the path a file is served at, which a layout may rename
@@ -129,6 +127,14 @@ export class Tree {
       }
     }
     return real;
+  }
+
+  /** Refuses `rel`, which leads to `real` outside the root: said once in a user's tree, the whole tree failing else. */
+  private refuseLink(rel: string, real: string): never {
+    const message = `Refused symlink ${rel} in ${this.root}: its target ${real} leaves the source root`;
+    // Where it leads is said on stderr alone: the layout of the user's machine is not the model's (review 346).
+    if (this.options.userTree) this.report(rel, message, `Refused symlink ${rel}: its target leaves the source root`);
+    throw new RefusedLink(message);
   }
 
   /** Whether an error from real() must fail the tree rather than read as a missing path. */
@@ -158,7 +164,20 @@ export class Tree {
   /** Entry names of a directory, sorted; [] when missing. */
   list(rel: string): string[] {
     if (!this.isDir(rel)) return [];
-    return readdirSync(this.real(rel)).sort();
+    return this.folder(rel)?.names ?? [];
+  }
+
+  /** Folder `rel`'s real path and entry names (sorted), or undefined when another program removed it, made it a file
+   *  or a link that is refused since it was seen: that folder alone reads as missing, not the whole tree, and the
+   *  bridge's watch builds again once the change is done (review 475). */
+  private folder(rel: string): { real: string; names: string[] } | undefined {
+    try {
+      const real = this.real(rel);
+      return { real, names: readdirSync(real).sort() };
+    } catch (err) {
+      if (this.fatal(err) || !(err instanceof RefusedLink || err instanceof NotServed || changedMeanwhile(err))) throw err;
+      return undefined;
+    }
   }
 
   /** Bytes of a text file, or null for binary files (a NUL byte in the first 8 KB), missing ones, and what
@@ -180,6 +199,12 @@ export class Tree {
     // Non-blocking open: opening a FIFO for reading would otherwise wait for a writer.
     const fd = openSync(real, constants.O_RDONLY | constants.O_NONBLOCK);
     try {
+      // Judged again where it was opened: a folder on its way swapped for a link out since real() judged it is followed
+      // by the open (review 475: a skill's folder swapped while the bridge rebuilt served a file from outside).
+      if (DESCRIBED_FDS) {
+        const opened = readlinkSync(`/proc/self/fd/${fd}`);
+        if (!isWithin(this.root, opened)) this.refuseLink(rel, opened);
+      }
       const st = fstatSync(fd);
       const skip = !st.isFile()
         ? "not a regular file"
@@ -234,19 +259,20 @@ export class Tree {
     };
     const visit = (dir: string, depth: number, from: string): void => {
       if (depth > MAX_TREE_DEPTH) return this.report(dir, `Skipped ${dir} in ${this.root}: deeper than ${MAX_TREE_DEPTH} folders, far past any BMAD tree`);
-      const real = this.real(dir);
-      if (seen.has(real)) return; // symlink loop
+      const folder = this.folder(dir);
+      if (!folder || seen.has(folder.real)) return; // gone meanwhile, or a symlink loop
+      const { real } = folder;
       seen.add(real);
       // Folders count with files: 20,000 empty ones cost seconds a walk (review 22).
       if (!counted(from)) return;
-      for (const name of readdirSync(real).sort()) {
+      for (const name of folder.names) {
         if (this.cut || stopped) return;
         if (SKIP_DIRS.has(name)) continue;
         const child = dir === "" ? name : `${dir}/${name}`;
         // Not a link: where it really is follows from its folder's real path. A link is resolved down its whole chain:
         // at most MAX_TREE_LINKS of them, none whose target names a path deeper than a tree goes (review 24: 300 links to
         // a file 1,900 folders deep took 59 s).
-        if (lstatSync(join(real, name), { throwIfNoEntry: false })?.isSymbolicLink() === false) this.realOf.set(child, join(real, name));
+        if (lstatIfThere(join(real, name))?.isSymbolicLink() === false) this.realOf.set(child, join(real, name));
         else {
           // Resolved a step at a time within a budget: its own text, or a hop it leads to, may name a path 1,900 deep
           // (review 25: one hop past the text check cost 64 links 188 s).
@@ -292,6 +318,23 @@ export class Tree {
   }
 }
 
+/** Whether `err` says a path changed while it was read (another program renamed, removed or swapped it): a
+ *  folder gone, a folder now a file, a link now a folder. The path is then gone, or to be looked at again. */
+function changedMeanwhile(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === "ENOENT" || code === "ENOTDIR" || code === "EINVAL";
+}
+
+/** lstat of `path`, or undefined where nothing is there now (a folder above it removed or made a file meanwhile). */
+function lstatIfThere(path: string): Stats | undefined {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false });
+  } catch (err) {
+    if (!changedMeanwhile(err)) throw err;
+    return undefined;
+  }
+}
+
 /** The real path of `abs` (absolute), resolved one name at a time, or undefined past `budget` names and links: a
  *  link's chain costs at most that, where realpath pays whatever depth the links lead down. A missing name leaves
  *  the rest as written (the caller's stat then finds nothing). */
@@ -308,13 +351,20 @@ export function resolveBounded(abs: string, budget = 256): string | undefined {
       continue;
     }
     const next = resolved === "/" ? `/${part}` : `${resolved}/${part}`;
-    const st = lstatSync(next, { throwIfNoEntry: false });
+    const st = lstatIfThere(next);
     if (!st) return [next, ...todo].join("/");
     if (!st.isSymbolicLink()) {
       resolved = next;
       continue;
     }
-    const target = readlinkSync(next);
+    let target;
+    try {
+      target = readlinkSync(next);
+    } catch (err) {
+      if (!changedMeanwhile(err)) throw err;
+      todo.unshift(part); // no longer a link, or gone, since the lstat: looked at again, within the budget
+      continue;
+    }
     if (target.startsWith("/")) resolved = "/";
     todo.unshift(...target.split("/").filter(Boolean));
   }

@@ -299,6 +299,28 @@ describe("bmad-mcp --http", () => {
     }
   });
 
+  // Review 475: bodies dripped a byte a second were never idle for 2 s, and 32 of them held every reading place until
+  // the 10 s request timeout.
+  it("answers a client while 20 request bodies drip a byte every 300 ms, and refuses those once 5 s pass before their end", async () => {
+    const port = Number(new URL(endpoint).port);
+    const dripped = Array.from({ length: 20 }, () => new Promise<{ ms: number; text: string }>((resolve) => {
+      const t0 = Date.now();
+      const s = connect(port, "127.0.0.1", () => s.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{`));
+      const drip = setInterval(() => s.writable && s.write(" "), 300);
+      let text = "";
+      s.on("data", (d) => (text += d));
+      s.on("error", () => {});
+      s.on("close", () => (clearInterval(drip), resolve({ ms: Date.now() - t0, text })));
+    }));
+    await new Promise((r) => setTimeout(r, 300)); // all 20 taken in, their bodies coming
+    const ping = await fetch(endpoint, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "ping" }) });
+    expect([ping.status, await ping.text()]).toEqual([200, expect.stringContaining('"result":{}')]);
+    for (const { ms, text } of await Promise.all(dripped)) {
+      expect(text).toMatch(/^HTTP\/1\.1 408 .*"message":"The request's body did not come whole within 5 s: send it at once\."/s);
+      expect(ms).toBeLessThan(8_000); // not the 10 s request timeout
+    }
+  });
+
   // Review 330: an answer its client did not read was held whole (100 of them grew the bridge to 8 GB).
   it("lets go of an answer its client does not read for 5 s", async () => {
     mkdirSync(join(project, "docs"), { recursive: true });

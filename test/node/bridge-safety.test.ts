@@ -808,6 +808,30 @@ describe("odd files: a listing goes on, and every refusal names the file, what i
     rmSync(skill, { recursive: true });
     rmSync(join(dir, "_bmad/render/skill474"), { recursive: true });
   });
+
+  // Review 475: a skill folder linked outside was "No such file or directory: '/tmp'", and one in a .git folder "render
+  // entry is missing" of a workflow.md that is there.
+  it("says why it does not render a skill folder linked outside the project, or one inside a .git folder however spelled", async () => {
+    const { dir } = sharedProject();
+    const client = await sharedProject().client;
+    const away = join(tmp.dir, "away475");
+    mkdirSync(away, { recursive: true });
+    writeFileSync(join(away, "workflow.md"), "OUTSIDE\n");
+    symlinkSync(away, join(dir, ".claude/skills/linked475"));
+    const linked = await bmadRun(client, 'render_skill.py --project-root "{project-root}" --skill "{project-root}/.claude/skills/linked475"');
+    expect(linked.text).toContain(`HALT: .claude/skills/linked475: leads outside the project (${realpathSync(dir)}) through a symlink, to ${realpathSync(away)}; refused.`);
+    expect(linked.text).not.toContain("No such file");
+    for (const name of [".git", ".GIT", ".git\u200b"]) {
+      mkdirSync(join(dir, "sk475", name), { recursive: true });
+      writeFileSync(join(dir, "sk475", name, "workflow.md"), "# Workflow\n");
+      const out = await bmadRun(client, `render_skill.py --project-root "{project-root}" --skill "{project-root}/sk475/${name}"`);
+      expect(out.text, name).toMatch(/HALT: "?sk475\/\S+\/workflow\.md"? is inside \.git\/, tools' machinery rather than the project's content; refused\. Move the skill to a folder of the project's own\./);
+      expect(out.text, name).not.toContain("render entry is missing");
+    }
+    expect(existsSync(join(dir, "_bmad/render/.git"))).toBe(false);
+    rmSync(join(dir, ".claude/skills/linked475"));
+    rmSync(join(dir, "sk475"), { recursive: true });
+  });
 });
 
 describe("listings are bounded as push's walk is", () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildBundle, MAX_WARNINGS_PER_SOURCE, type BuildResult } from "../../src/compiler/build";
 import { Tree } from "../../src/compiler/files";
 import { readSkillsInstalled } from "../../src/compiler/skills";
-import { csvRows, findFiles, install, PKG, tempDir } from "./helpers";
+import { csvRows, findFiles, install, PKG, tempDir, whileSwapped } from "./helpers";
 
 const tmp = tempDir("skills");
 const installed = join(tmp.dir, "installed");
@@ -441,6 +441,44 @@ it("walks no deeper than 32 folders, and counts folders with files (review 22: a
     const hopsAt = performance.now();
     expect(new Tree(root, { warn: () => undefined }).walk("hops")).toEqual([]);
     expect(performance.now() - hopsAt).toBeLessThan(5000);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+// Review 475: a folder swapped for a link (or removed) while the bridge rebuilt threw EINVAL from a readlink or ENOENT
+// from a scandir out of the walk, and the whole project was skipped, the raw errno said to clients; and a file under
+// the folder was read through the link put there after the folder was judged.
+it("walks a skill while another program swaps a folder in it for a link out: the skill still read, nothing from outside, no errno", async () => {
+  const root = mkdtempSync(join(tmpdir(), "bmad-swap-"));
+  try {
+    const skill = join(root, "project/skill");
+    mkdirSync(join(skill, "refs/deep"), { recursive: true });
+    writeFileSync(join(skill, "SKILL.md"), "# skill\n");
+    writeFileSync(join(skill, "refs/a.md"), "# a\n");
+    writeFileSync(join(skill, "refs/deep/b.md"), "# b\n");
+    const away = join(root, "away");
+    mkdirSync(away);
+    writeFileSync(join(away, "outside.md"), "OUTSIDE\n");
+    const failures = new Set<string>();
+    const warnings = new Set<string>();
+    let walks = 0;
+    await whileSwapped(join(skill, "refs"), away, async () => {
+      for (const end = Date.now() + 1500; Date.now() < end; walks++) {
+        try {
+          const tree = new Tree(join(root, "project"), { userTree: true, warn: (m) => warnings.add(m) });
+          const files = tree.walk("skill");
+          if (!files.includes("skill/SKILL.md")) failures.add(`SKILL.md missing: ${files.join(", ")}`);
+          for (const file of files) if (tree.text(file)?.includes("OUTSIDE")) failures.add(`read from outside: ${file}`);
+        } catch (error) {
+          failures.add((error as Error).message);
+        }
+        if (walks % 50 === 0) await new Promise((r) => setImmediate(r)); // the swapper's exit is heard
+      }
+    });
+    expect([...failures]).toEqual([]);
+    expect(walks).toBeGreaterThan(100);
+    expect([...warnings].filter((w) => /\bE[A-Z]+:/.test(w))).toEqual([]);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

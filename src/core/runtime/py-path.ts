@@ -68,10 +68,14 @@ export async function resolvePath(fs: RuntimeFs, p: string, cwd: string): Promis
   return fs.realpath ? fs.realpath(abs) : collapse(abs);
 }
 
-/** Path(p).resolve(strict=True): FileNotFoundError naming the first missing component. */
+/** Path(p).resolve(strict=True): FileNotFoundError naming the first missing component; a path the file system
+ *  refuses (a link out of the project: stat sees nothing there) raises the refusal, as writeOutput does (review 475:
+ *  "No such file or directory: '/tmp'" of a skill folder linked outside). */
 export async function resolveStrict(fs: RuntimeFs, p: string, cwd: string): Promise<string> {
   const resolved = await resolvePath(fs, p, cwd);
   if ((await statPath(fs, resolved)) !== "missing") return resolved;
+  const asked = await fsPath(fs, p, cwd);
+  if (asked !== undefined) await statNamed(fs, asked, p);
   // The first missing component: below the deepest ancestor that exists (searched from the bottom,
   // since a confined file system shows nothing above its roots).
   const parts = resolved.split("/").filter(Boolean);

@@ -5,7 +5,7 @@ import { ConfigError, loadCentralConfig, loadCustomization, loadToml } from "./c
 import type { ScriptContext, ScriptResult } from "./context.js";
 import type { FsEntryKind, RuntimeFs } from "./fs.js";
 import { dumps, loads, type PyDict, PyError, pyEquals } from "./py-json.js";
-import { createTree, listDir, readBytes, readText, statPath } from "./py-io.js";
+import { createTree, listDir, readBytes, readText, RefusedOsError, statPath } from "./py-io.js";
 import { baseName, comparePathParts, joinPath, resolvePath, resolveStrict } from "./py-path.js";
 import { compareCodePoints, stripChars } from "./py-str.js";
 import { runScript, terminalWidth } from "./process.js";
@@ -42,6 +42,12 @@ async function walk(fs: RuntimeFs, dir: string, match: (name: string) => boolean
   return found;
 }
 
+/** The refusal of a skill's entry as the run's answer, with where to put the skill; any other failure as it is. */
+function refusedEntry(error: unknown): never {
+  if (error instanceof RefusedOsError) throw new RenderError(`${error.refusal} Move the skill to a folder of the project's own.`);
+  throw error;
+}
+
 async function loadSources(fs: RuntimeFs, skillDir: string): Promise<Map<string, string>> {
   const candidates = (await walk(fs, skillDir, (name) => name.endsWith(".md"))).sort(([a], [b]) => comparePathParts(a, b, compareCodePoints));
   const sources = new Map<string, string>();
@@ -65,7 +71,13 @@ async function loadSources(fs: RuntimeFs, skillDir: string): Promise<Map<string,
       throw new RenderError(`failed to read render source ${path}: ${(error as Error).message}`);
     }
   }
-  if (!sources.has("workflow.md")) throw new RenderError(`render entry is missing: ${joinPath(skillDir, "workflow.md")}`);
+  if (!sources.has("workflow.md")) {
+    const entry = joinPath(skillDir, "workflow.md");
+    // There but not listed: in a folder the file system keeps out (a `.git` folder, however spelled), whose read says
+    // why; not "missing" of a file that is there (review 475).
+    if ((await statPath(fs, entry)) === "file") await readBytes(fs, entry).catch(refusedEntry);
+    throw new RenderError(`render entry is missing: ${entry}`);
+  }
   return sources;
 }
 
