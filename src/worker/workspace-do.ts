@@ -242,7 +242,7 @@ export class WorkspaceProject extends DurableObject {
       const shown = sanitizeConfigText(path, text);
       return shown === text ? undefined : shown;
     };
-    const now = head ? served(this.files.content(path, head.version)) : undefined;
+    const now = head ? served(this.files.contentOf(path, head)) : undefined;
     if (!now && !(restoring && served(restoring))) return undefined;
     // Told apart from secrets only by what every reader is shown (the notice): a writer who broke it learns why (review 109).
     const what = now && isNotServedNotice(now) ? "does not parse, so nobody is shown it whole and whether it holds secret-looking entries cannot be judged" : "holds secret-looking entries that only its owner is shown";
@@ -371,7 +371,7 @@ export class WorkspaceProject extends DurableObject {
     if (version === undefined) {
       const head = this.files.head(path);
       if (!head) return this.files.noFile(g.meta.name, path, personOf(caller), zoneOf(g.meta));
-      const data = this.files.content(path, head.version);
+      const data = this.files.contentOf(path, head);
       return { ok: true, value: { ...head, data, ...this.othersIn(path, caller, g.access, new CountBudget(), undefined, data) } };
     }
     const old = this.files.version(g.meta.name, path, version, personOf(caller), zoneOf(g.meta));
@@ -511,7 +511,7 @@ export class WorkspaceProject extends DurableObject {
     if (clash) return fail("invalid", clash);
     const append = text === "append";
     // An empty file has nothing a text write keeps or refuses.
-    const current = text && head?.size ? this.files.content(path, head.version) : undefined;
+    const current = text && head?.size ? this.files.contentOf(path, head) : undefined;
     const notText = text && head && notUtf8Refusal(path, current, head.version, ifVersion !== undefined, text);
     if (notText) return fail("invalid", notText);
     // The file as it would be, an append's too: a secret split over two appends is still one (its line is new).
@@ -586,7 +586,7 @@ export class WorkspaceProject extends DurableObject {
     let before: Uint8Array;
     try {
       const stamp = memlogStamp(wallTimeIn(zoneOf(g.meta), new Date(now)));
-      before = this.files.content(path, head.version);
+      before = this.files.contentOf(path, head);
       edited = editMemlog(universalNewlines(decodeUtf8(before)), edit, stamp);
     } catch {
       return { ok: true, value: null };
@@ -650,7 +650,7 @@ export class WorkspaceProject extends DurableObject {
     if (conflict) return conflict;
     // The file holds that content already: no copy of it is stored again.
     if (head?.sha256 === from.value.sha256) return { ok: true, value: head };
-    const notText = head && notUtf8Refusal(path, this.files.content(path, head.version), head.version, ifVersion !== undefined, "restore");
+    const notText = head && notUtf8Refusal(path, this.files.contentOf(path, head), head.version, ifVersion !== undefined, "restore");
     if (notText) return fail("invalid", notText);
     const clash = head ? undefined : this.files.clash(path);
     if (clash) return fail("invalid", clash);

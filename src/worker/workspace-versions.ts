@@ -53,6 +53,11 @@ const BARE = `(2 * length(CAST(v.path AS BLOB)) + ${ROW_BYTES})`;
  *  end, so a change room() lets in never takes the history past the cap (review 344: a chain's bytes were counted as
  *  freed while they moved into its head, and a write took the history 29% over). */
 const FREED = `(ifnull(length(v.lines), 0) + CASE WHEN EXISTS (SELECT 1 FROM versions d WHERE d.path = v.path AND d.base = v.version) THEN 0 ELSE length(v.data) END)`;
+/** Files whose current content is kept in memory at most (VersionedFiles.kept), their bytes at most, and the largest
+ *  kept: a memlog may reach 1 MiB, and a project object's memory is 128 MB. */
+const KEPT_FILES = 64;
+const KEPT_BYTES = 8 * MIB;
+const KEPT_FILE_BYTES = MIB;
 /** A version stored as what it adds (`added`) on top of `base`, the `links`-th of its chain. */
 type Extension = { base: number; added: Uint8Array; links: number };
 
@@ -91,6 +96,13 @@ export class VersionedFiles {
   private readonly counted = new PureMemo<{ added: number; removed: number }>(MEMO_RESULTS, MEMO_KEY);
   /** byOthers of a version, by the reader, its text's sha256 and its stored line authors. */
   private readonly others = new PureMemo<ByOthers>(MEMO_RESULTS, MEMO_KEY);
+  /** The content of each file's version last written or read (contentOf), oldest first, and their bytes: a write reads
+   *  its file's whole text (an append's before, a text write's current), which was rebuilt from its chain of versions
+   *  each time (review 471: a fifth of a write's time, of an append's). Told by version and sha256 both: a number can
+   *  name other content after the project's deletion or a change rolled back, a digest cannot. Never changed in place:
+   *  every reader only reads the bytes, and answers leave the object as copies. */
+  private readonly kept = new Map<string, { version: number; sha256: string; data: Uint8Array }>();
+  private keptBytes = 0;
 
   constructor(private readonly storage: DurableObjectStorage) {
     this.sql = storage.sql;
@@ -130,6 +142,7 @@ export class VersionedFiles {
   /** Forgets what it read (the project was deleted). */
   reset(): void {
     this.listing = undefined;
+    this.forget();
   }
 
   head(path: string): AuthoredEntry | undefined {
@@ -182,6 +195,38 @@ export class VersionedFiles {
     return parts.length === 1 ? parts[0]! : joined(parts);
   }
 
+  /** The content of `row`, a version of `path` (a head as read, or any row with its digest): kept from the last write
+   *  or read of it where it is that version still, else read and kept. */
+  contentOf(path: string, row: { version: number; sha256: string | null }): Uint8Array {
+    const known = this.kept.get(path);
+    if (known && known.version === row.version && known.sha256 === row.sha256) return known.data;
+    const data = this.content(path, row.version);
+    this.keep(path, row.version, row.sha256, data);
+    return data;
+  }
+
+  /** Keeps `data` as `path`'s content at `version` (digest `sha`; null: a deletion, nothing kept), the oldest kept
+   *  dropped past KEPT_FILES or KEPT_BYTES. */
+  private keep(path: string, version: number, sha: string | null, data: Uint8Array | null): void {
+    const was = this.kept.get(path);
+    if (was) this.keptBytes -= was.data.byteLength;
+    this.kept.delete(path);
+    if (!sha || !data || data.byteLength > KEPT_FILE_BYTES) return;
+    for (const [oldest, old] of this.kept) {
+      if (this.kept.size < KEPT_FILES && this.keptBytes + data.byteLength <= KEPT_BYTES) break;
+      this.kept.delete(oldest);
+      this.keptBytes -= old.data.byteLength;
+    }
+    this.kept.set(path, { version, sha256: sha, data });
+    this.keptBytes += data.byteLength;
+  }
+
+  /** Drops every content kept (contentOf). */
+  private forget(): void {
+    this.kept.clear();
+    this.keptBytes = 0;
+  }
+
   /** The first `head` or last `tail` bytes of a version's content, read as that much from storage where it is stored
    *  whole. */
   part(path: string, version: number, part: { head: number } | { tail: number }): Uint8Array {
@@ -225,7 +270,7 @@ export class VersionedFiles {
   /** The file as it is now, as text (undefined: there is none). */
   text(path: string): string | undefined {
     const head = this.head(path);
-    return head ? new TextDecoder().decode(this.content(path, head.version)) : undefined;
+    return head ? new TextDecoder().decode(this.contentOf(path, head)) : undefined;
   }
 
   /** The newest version of `path`, deletions included (0: it never existed). */
@@ -446,12 +491,14 @@ export class VersionedFiles {
     return next ? Date.parse(next) + this.undoMs : undefined;
   }
 
-  /** One change, all or nothing. A change that fails part way may have reached the listing: it is read again. */
+  /** One change, all or nothing. A change that fails part way may have reached the listing and the content kept: the
+   *  listing is read again, the content too. */
   transaction<T>(change: () => T): T {
     try {
       return this.storage.transactionSync(change);
     } catch (error) {
       this.listing = undefined;
+      this.forget();
       throw error;
     }
   }
@@ -544,6 +591,8 @@ export class VersionedFiles {
     if (data) this.sql.exec(`INSERT INTO files (${HEAD_COLUMNS}, author_id, lines) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (path) DO UPDATE SET ${FILE_UPDATE}`, path, version, size, sha, at, author, authorId, lines);
     else this.sql.exec("DELETE FROM files WHERE path = ?", path);
     this.listing?.set(path, data ? { path, version, size } : undefined);
+    // The next change of the file reads it whole: kept as written, not rebuilt from its chain.
+    this.keep(path, version, sha, data);
     this.sql.exec(`UPDATE meta SET history_bytes = history_bytes + (SELECT ${HELD} + ${BARE} FROM versions v WHERE path = ? AND version = ?) WHERE id = 1`, path, version);
     this.prune(at, opts.collaborator);
     return { path, version, size, sha256: sha ?? "", updated_at: at, author };
@@ -560,7 +609,7 @@ export class VersionedFiles {
     const was = authorsOf(row);
     if (restoredFrom !== undefined) return was ? JSON.stringify(was) : samePerson(personOf(row), by) ? null : JSON.stringify(allBy(personOf(row), splitLines(decode(data)).length));
     if (!was && !entries && !alsoBy.length && samePerson(personOf(row), by)) return null;
-    const before = decode(this.content(path, row.version));
+    const before = decode(this.contentOf(path, row));
     const unseen = unread && this.unreadIn(path, row.version, before, unread);
     return mixedOrNull(carryAuthors(before, was ?? allBy(personOf(row), splitLines(before).length), decode(data), by, entries, alsoBy, unseen), by);
   }
@@ -607,7 +656,7 @@ export class VersionedFiles {
   private authorsAt(path: string, version?: number): { text: string; authors: LineAuthors } | undefined {
     const row = this.authorsRow(path, version);
     if (!row) return undefined;
-    const text = decode(this.content(path, row.version));
+    const text = decode(this.contentOf(path, row));
     return { text, authors: authorsOf(row) ?? allBy(personOf(row), splitLines(text).length) };
   }
 
@@ -654,7 +703,7 @@ export class VersionedFiles {
     const row = this.authorsRow(path);
     const authors = row && authorsOf(row);
     if (!authors) return [];
-    const dropped = droppedBy(decode(this.content(path, row.version)), authors, data && decode(data), by).map((p) => p.label);
+    const dropped = droppedBy(decode(this.contentOf(path, row)), authors, data && decode(data), by).map((p) => p.label);
     return [...new Set(dropped)].filter((label) => label !== INSTALLER.label && label !== SERVER_MERGE);
   }
 
@@ -723,7 +772,7 @@ export class VersionedFiles {
   private othersOf(path: string, row: AuthorsRow, reader: Person, data?: Uint8Array): ByOthers {
     const matched = (): ByOthers => {
       const lines = authorsOf(row);
-      if (lines) return byOthers(lines, reader, decode(data ?? this.content(path, row.version))).filter((o) => o.by !== INSTALLER.label);
+      if (lines) return byOthers(lines, reader, decode(data ?? this.contentOf(path, row))).filter((o) => o.by !== INSTALLER.label);
       return samePerson(personOf(row), reader) ? [] : [{ by: row.author as string, lines: "all" }];
     };
     // A version one person wrote whole stores no line authors: nothing to match.

@@ -675,6 +675,52 @@ describe("a growing file's versions (review 341)", () => {
     expect(counted[0]).toBe(counted[1]);
   });
 
+  // Review 471: a write's current bytes and an append's before are kept in the object's memory, not rebuilt from the
+  // chain; a version number that comes back holding other content, or a change rolled back, is never served from there.
+  it("reads and appends to a file's own bytes when its version number comes back holding other content", async () => {
+    const name = unique("memlog-again");
+    await olive.project({ action: "create", name });
+    await olive.files({ action: "write", project: name, path: memlog, content: "# Old\n" });
+    await olive.files({ action: "append", project: name, path: memlog, content: "- old\n" });
+    // Deleted past its undo and made again, the project numbers its versions from 1 anew.
+    await olive.project({ action: "delete", name, confirm: name });
+    await pastUndo(olive.id, name);
+    expect((await olive.project({ action: "create", name })).isError).toBe(false);
+    await olive.files({ action: "write", project: name, path: memlog, content: "# New\n" });
+    await olive.files({ action: "append", project: name, path: memlog, content: "- new\n" });
+    expect((await olive.files({ action: "read", project: name, path: memlog })).text).toMatch(/, version 2,[^]*\n# New\n- new\n$/);
+    // Version 2 rewritten behind the object's memory (as storage brought back from a backup would hold it): its digest
+    // is not the one kept, so its own bytes are read.
+    await runInDurableObject(projectStub(olive.id, name), (_: WorkspaceProject, state) => {
+      const other = new TextEncoder().encode("# Two\n- two\n");
+      state.storage.sql.exec("UPDATE versions SET data = ?, sha256 = ?, base = NULL, links = NULL WHERE path = ? AND version = 2", other.slice().buffer, sha256(other), memlog);
+      state.storage.sql.exec("UPDATE files SET sha256 = ? WHERE path = ?", sha256(other), memlog);
+    });
+    expect((await olive.files({ action: "read", project: name, path: memlog })).text).toMatch(/\n# Two\n- two\n$/);
+    expect((await olive.files({ action: "append", project: name, path: memlog, content: "- three\n" })).isError).toBe(false);
+    expect((await olive.files({ action: "read", project: name, path: memlog })).text).toMatch(/, version 3,[^]*\n# Two\n- two\n- three\n$/);
+  });
+
+  it("reads and appends to a file as it is after a change to it was rolled back", async () => {
+    const name = unique("memlog-rolled");
+    await olive.project({ action: "create", name });
+    await olive.files({ action: "write", project: name, path: memlog, content: "# Kept\n" });
+    const refused = await runInDurableObject(projectStub(olive.id, name), (instance: WorkspaceProject) => {
+      try {
+        instance.files.transaction(() => {
+          instance.files.commit(memlog, new TextEncoder().encode("# Rolled back\n"), "write", { label: "olive" }, new Date().toISOString());
+          throw new Error("refused after the commit");
+        });
+      } catch (error) {
+        return (error as Error).message;
+      }
+    });
+    expect(refused).toBe("refused after the commit");
+    expect((await olive.files({ action: "read", project: name, path: memlog })).text).toMatch(/, version 1,[^]*\n# Kept\n$/);
+    expect((await olive.files({ action: "append", project: name, path: memlog, content: "- more\n" })).isError).toBe(false);
+    expect((await olive.files({ action: "read", project: name, path: memlog })).text).toMatch(/, version 2,[^]*\n# Kept\n- more\n$/);
+  });
+
   it("prunes an appended file's chain a version at a time, and lets in no change the history cannot hold (review 344)", async () => {
     const name = unique("chain-prune");
     await olive.project({ action: "create", name });
