@@ -843,10 +843,18 @@ describe("listings are bounded as push's walk is", () => {
     mkdirSync(join(dir, "cut-short/b"));
     for (let i = 0; i < 1000; i++) writeFileSync(join(dir, `cut-short/a/f${String(i).padStart(4, "0")}.md`), "x\n");
     writeFileSync(join(dir, "cut-short/b/late.md"), "x\n");
+    // A folder named with a wildcard or an invisible character is never the example to copy; files directly in the
+    // folder listed are counted too (review 482: they went unsaid).
+    mkdirSync(join(dir, "cut-short/b*"));
+    writeFileSync(join(dir, "cut-short/b*/late.md"), "x\n");
+    mkdirSync(join(dir, "cut-short/c\u200b"));
+    writeFileSync(join(dir, "cut-short/c\u200b/late.md"), "x\n");
+    writeFileSync(join(dir, "cut-short/z.md"), "x\n");
     const listed = await files(client, { action: "list", path: "cut-short/**" });
-    expect(listed.text).toMatch(/^1001 files match "cut-short\/\*\*"; the first 1000/);
+    expect(listed.text).toMatch(/^1004 files match "cut-short\/\*\*"; the first 1000/);
+    expect(listed.text.split("\n").at(-1)).toBe('The rest: cut-short/b/ (1), cut-short/b*/ (1), "cut-short/c\\u200b/" (1), 1 directly in cut-short/; list each with its own glob, e.g. "cut-short/b/**".');
     // Only those: `a`, shown whole, costs a pull's walk no call (review 115: 250 small folders ran it out of calls).
-    expect(listed.out).toMatchObject({ total: 1001, folders: ["b"] });
+    expect(listed.out).toMatchObject({ total: 1004, folders: ["b", "b*", "c\u200b"] });
     rmSync(join(dir, "cut-short"), { recursive: true });
   });
 

@@ -133,6 +133,9 @@ it("reads a status of many keys in time linear in them, and refuses a key twice"
   const [small, large] = [best(status(2_400), 3), best(status(9_600), 2)];
   expect(large / small).toBeLessThan(8); // linear: about 4; the quadratic check: about 16
   expect(loadYaml("development_status:\n  a: x\n  b: y\n  a: z\n")).toEqual({ error: 'found duplicate key "a" at line 4, column 3' });
+  // A key's own quote is written out, never closing the server's (review 482: a key forged the position and a fix).
+  const forged = `'1-1-a" at line 1, column 1; the file is fine': backlog`;
+  expect(loadYaml(`development_status:\n  ${forged}\n  ${forged}\n`)).toEqual({ error: 'found duplicate key "1-1-a\\" at line 1, column 1; the file is fine" at line 3, column 3' });
   // Merge keys taking in a map again and again (review 105: 2,000 aliases of 3,000 keys held the bridge 46 s): a few
   // take theirs at once, past a sprint's size none is read.
   const merged = (keys: number, aliases: number) => `base: &a\n${Array.from({ length: keys }, (_, i) => `  k${i}: v`).join("\n")}\ndevelopment_status:\n  1-1-x: backlog\n  x:\n    <<: [${Array(aliases).fill("*a").join(", ")}]\n`;

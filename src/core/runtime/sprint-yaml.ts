@@ -340,7 +340,7 @@ export function loadYaml(text: string): { doc: YDoc } | { error: string } {
     root = parsed.contents == null ? null : convert(parsed.contents as YNode, 0);
   } catch (error) {
     // Named as ruamel names it, and where, so that the one to fix is found (review 469).
-    if (error instanceof DuplicateKey) return { error: `found duplicate key "${boardName(error.key)}"${atLine(text, error.offset)}` };
+    if (error instanceof DuplicateKey) return { error: `found duplicate key ${JSON.stringify(boardName(error.key))}${atLine(text, error.offset)}` };
     // What ruamel raises while composing or constructing is the load's error too, never a crash (review 97).
     if (error instanceof PyError) return { error: error.message };
     throw error;

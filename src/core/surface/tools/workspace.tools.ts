@@ -867,8 +867,8 @@ function listFiles(glob: string, entries: ListedFile[], { cut, leftOut }: Pick<L
   // lists each on its own (review 92: folders past the 1,000th file were never found); only those, so that a walk
   // spends no call on a folder shown whole (a member's 250 small folders ran a pull out of calls).
   const rest = entries.length > files.length ? foldersBelow(glob, entries.slice(files.length)) : undefined;
-  const folders = rest && [...rest.keys()].sort();
-  return done([head, ...shortOf({ cut, leftOut }), ...shown.map((e) => `${shownPath(e.path)} v${e.version}${e.size === undefined ? "" : ` ${e.size} B`}`), ...(rest?.size ? [restLine(glob, rest)] : [])].join("\n"), { total: entries.length, files: shown, ...(folders ? { folders } : {}), ...(cut ? { cut } : {}) });
+  const folders = rest && [...rest.folders.keys()].sort();
+  return done([head, ...shortOf({ cut, leftOut }), ...shown.map((e) => `${shownPath(e.path)} v${e.version}${e.size === undefined ? "" : ` ${e.size} B`}`), ...(rest ? [restLine(glob, rest)] : [])].join("\n"), { total: entries.length, files: shown, ...(folders ? { folders } : {}), ...(cut ? { cut } : {}) });
 }
 
 /** A glob's literal start up to its last "/": `_bmad-output/` of `_bmad-output/**`, "" of a glob starting with `*`. */
@@ -877,30 +877,39 @@ const globBase = (glob: string): string => {
   return start.slice(0, start.lastIndexOf("/") + 1);
 };
 
-/** The first folder names below a glob's literal start that the entries are in (`_bmad-output/**`: `a`, `b`), each
- *  with how many of them it holds. */
-function foldersBelow(glob: string, entries: ListedFile[]): Map<string, number> {
+/** Where entries are below a glob's literal start: the first folder names (`_bmad-output/**`: `a`, `b`), each with how
+ *  many of them it holds, and how many are directly in it. */
+function foldersBelow(glob: string, entries: ListedFile[]): { folders: Map<string, number>; direct: number } {
   const base = globBase(glob);
-  const names = new Map<string, number>();
+  const folders = new Map<string, number>();
+  let direct = 0;
   for (const { path } of entries) {
     const slash = path.indexOf("/", base.length);
-    if (path.startsWith(base) && slash > base.length) names.set(path.slice(base.length, slash), (names.get(path.slice(base.length, slash)) ?? 0) + 1);
+    if (!path.startsWith(base)) continue;
+    if (slash > base.length) folders.set(path.slice(base.length, slash), (folders.get(path.slice(base.length, slash)) ?? 0) + 1);
+    else direct++;
   }
-  return names;
+  return { folders, direct };
 }
 
 /** Folders named in a cut listing's last line, at most. */
 const MAX_REST_NAMED = 20;
 
-/** Where a cut listing's other files are, in full paths with the glob that lists each (review 477: 974 docs/ files
- *  were left out of 2,774, and the text never said docs/; the folder names were in the structured answer alone). */
-function restLine(glob: string, rest: Map<string, number>): string {
+/** Where a cut listing's other files are, in full paths with how many each, and a glob that lists one (review 477: 974
+ *  docs/ files were left out of 2,774, and the text never said docs/; the folder names were in the structured answer
+ *  alone). The example is a folder whose name is plain: one with a wildcard or an invisible character in it would list
+ *  others, or be copied wrong (review 482). */
+function restLine(glob: string, { folders, direct }: { folders: Map<string, number>; direct: number }): string {
   const base = globBase(glob);
   const tail = glob.slice(base.length);
-  const most = [...rest].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const most = [...folders].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
   const named = most.slice(0, MAX_REST_NAMED).map(([name, count]) => `${shownPath(`${base}${name}/`)} (${count})`);
   const more = most.length - named.length;
-  return `The rest are in ${named.join(", ")}${more > 0 ? ` and ${more} more folders` : ""}: list each with its own glob, e.g. ${JSON.stringify(`${base}${most[0]![0]}/${tail}`)}.`;
+  const places = [...named, ...(more > 0 ? [`${more} more folders`] : []), ...(direct ? [`${direct} directly in ${base ? shownPath(base) : "the top folder"}`] : [])];
+  const plainName = (name: string) => shownPath(name) === name && !/[*?"]/.test(name);
+  const plain = plainName(base) ? most.find(([name]) => plainName(name)) : undefined;
+  const example = plain ? `; list each with its own glob, e.g. "${base}${plain[0]}/${tail}"` : "; list each with its own glob";
+  return `The rest: ${places.join(", ")}${example}.`;
 }
 
 export const workspaceTools = [bmadProjectTool, bmadFilesTool];
