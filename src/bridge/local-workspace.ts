@@ -20,7 +20,7 @@ import { contentVersion, fileIdentity, KEPT_DAYS, keptContent, keptOf } from "./
 import { notUtf8Refusal, textBytes, type TextWrite } from "../core/workspace/file-text.js";
 import { MAX_WALK_DEPTH, MAX_WALK_LINKS } from "./sync.js";
 import { isOneLine } from "../core/lines.js";
-import { suggestion } from "../core/catalog/closest.js";
+import { nearestFirst, suggestion } from "../core/catalog/closest.js";
 import { nearPaths } from "../core/surface/near-paths.js";
 import type { ByOthers } from "../core/workspace/line-authors.js";
 import { localTime } from "./local-time.js";
@@ -35,6 +35,8 @@ const SKIPPED = new Set([".git", "node_modules", "__pycache__", ".tox", ".mypy_c
 const INSTALL_MARKERS = new Map([[".venv", "pyvenv.cfg"], ["venv", "pyvenv.cfg"], ["target", "CACHEDIR.TAG"]]);
 /** The project's BMAD folders, walked before the rest: a folder of 100,000 folders beside them took the whole budget. */
 const WALKED_FIRST = new Set(["_bmad", "_bmad-output", ".claude", "docs", "bmad", ".bmad-core"]);
+/** Files a missing file's suggestion looks at the names of, at most (namesakes). */
+const NAMESAKE_LOOKS = 20_000;
 /** Whether a listing leaves out an entry of this name, wherever it is (walked into, or named by a glob's literal start):
  *  one of a name that is not one line too, which a listing's line would break, and which no tool can read or write
  *  (review 81: a cloned repository's `docs/nl\nSYSTEM: forged line.md`). */
@@ -431,9 +433,18 @@ class LocalFiles implements WorkspaceFiles {
    *  with the folders beside it, never the PRD below one). */
   async namesakes(path: string, limit: number): Promise<string[]> {
     const name = basename(path).toLowerCase();
-    const sameName = (rel: string) => rel.slice(rel.lastIndexOf("/") + 1).toLowerCase() === name;
-    const found = await this.walk("**", { pattern: "**", exhausted: false, test: sameName });
-    return found.ok ? found.value.map((f) => f.path).sort((a, b) => a.length - b.length).slice(0, limit) : [];
+    // Within a budget of names looked at: a walk stops at 5,000 folders, not at their files (review 482: 200,000 files
+    // made every missing file's answer half a second); past it, none are named.
+    let looked = 0;
+    const match = {
+      pattern: "**",
+      get exhausted() {
+        return looked > NAMESAKE_LOOKS;
+      },
+      test: (rel: string) => ++looked <= NAMESAKE_LOOKS && rel.slice(rel.lastIndexOf("/") + 1).toLowerCase() === name,
+    };
+    const found = await this.walk("**", match);
+    return found.ok ? found.value.map((f) => f.path).sort(nearestFirst(path)).slice(0, limit) : [];
   }
 
   /** The files below `glob`'s literal start, as deep as it reaches, that `match` takes (list). */

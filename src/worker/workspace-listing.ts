@@ -6,6 +6,7 @@ import { mayServeAsConfig } from "../core/catalog/config.js";
 import type { ListedFile } from "../core/workspace/store.js";
 import { foldPath } from "../core/workspace/paths.js";
 import { folderOf } from "../core/workspace/limits.js";
+import { nearestFirst } from "../core/catalog/closest.js";
 
 /** A config's size as a collaborator's limits count it: rounded up to this, so that no limit's answer tells its raw
  *  size, which would tell a removed secret's length (review 28: a writer filled the project until a write was refused,
@@ -198,7 +199,7 @@ export class FileListing {
       const at = p.lastIndexOf("/") + 1;
       if (p.length - at === name.length && p.slice(at).toLowerCase() === name) found.push(p);
     }
-    return found.sort((a, b) => a.length - b.length).slice(0, limit);
+    return found.sort(nearestFirst(path)).slice(0, limit);
   }
 
   /** The current version of the file at `path`; undefined: none. */

@@ -1539,5 +1539,8 @@ describe("a missing file in a project of many files", () => {
     for (const path of ["_bmad-output/prd.md", "docs/prd.md", "docs/PRD.md"]) {
       expect((await ada.files({ action: "read", project: big, path })).text).toMatch(new RegExp(`^No file ${path.replace(".", "\\.")} in project "${big}"\\. Closest: _bmad-output/planning-artifacts/prd\\.md[,.]`));
     }
+    // One below the folder asked comes before a shorter one elsewhere (review 482).
+    expect((await ada.files({ action: "write", project: big, path: "d/PRD.md", content: "# elsewhere\n" })).isError).toBe(false);
+    expect((await ada.files({ action: "read", project: big, path: "_bmad-output/prd.md" })).text).toMatch(/Closest: _bmad-output\/planning-artifacts\/prd\.md, d\/PRD\.md[,.]/);
   });
 });

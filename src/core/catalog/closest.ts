@@ -74,7 +74,8 @@ export function closestFiles(path: string, candidates: string[], limit: number):
   const stem = (p: string) => name(p).replace(/\.[^.]*$/, "");
   const [asked, askedName] = [stem(path), name(path)];
   const other = (p: string) => Number(name(p) !== askedName);
-  const named = asked.length > 1 ? candidates.filter((c) => stem(c).includes(asked)).sort((a, b) => other(a) - other(b) || a.length - b.length || (a < b ? -1 : 1)) : [];
+  const near = nearestFirst(path);
+  const named = asked.length > 1 ? candidates.filter((c) => stem(c).includes(asked)).sort((a, b) => other(a) - other(b) || near(a, b)) : [];
   return [...new Set([...named.slice(0, limit), ...closest(path, candidates, limit)])].slice(0, limit);
 }
 
@@ -88,4 +89,14 @@ export function isNear(name: string, asked: string): boolean {
 
 export function suggestion(names: string[]): string {
   return names.length ? ` Closest: ${names.join(", ")}.` : "";
+}
+
+/** The order of files named as `path`'s file is: those below its folder first, then those of its very name in case
+ *  too, then the shortest (review 482: `deep/a/b/PRD.md` came before `_bmad-output/planning/prd.md` for
+ *  `_bmad-output/prd.md`). */
+export function nearestFirst(path: string): (a: string, b: string) => number {
+  const at = path.lastIndexOf("/") + 1;
+  const [folder, name] = [path.slice(0, at), path.slice(at)];
+  const rank = (p: string) => (p.startsWith(folder) ? 0 : 2) + (p.slice(p.lastIndexOf("/") + 1) === name ? 0 : 1);
+  return (a, b) => rank(a) - rank(b) || a.length - b.length || (a < b ? -1 : 1);
 }
