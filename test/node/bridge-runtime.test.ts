@@ -192,7 +192,7 @@ describe("rendering", () => {
     expect(block).not.toMatch(/step is done|run that resolve_customization\.py line/);
     // A new project has nothing from earlier phases to name, and says so: no listing to learn it (review 194).
     expect(block).not.toContain("This project already has");
-    expect(block).toContain("\n- Nothing is in `_bmad-output/planning-artifacts` yet: no earlier work to read or resume.\n");
+    expect(block).toContain("\n- Nothing is in `_bmad-output/brainstorming`, `_bmad-output/planning-artifacts` yet: nothing there to read or resume.\n");
   });
 
   it("says where a code skill's git, tests and builds run, that ported scripts run here, and a skill's own way without subagents (review 213)", async () => {

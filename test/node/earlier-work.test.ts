@@ -1,5 +1,5 @@
-// Which folders hold a skill's earlier phases' output, read from BMAD 6.12's own bmad-help.csv: phases in the order
-// the installer sorts them, `anytime` after all of them, preceded-by followed back.
+// Which folders hold a skill's earlier phases' output, read from BMAD 6.12's own bmad-help.csv: rows before a skill's
+// own in its phase, lower numbered phases, `anytime` after all of them, preceded-by followed back.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
@@ -15,15 +15,34 @@ const csv = bmadHelpCsv([
 
 it("derives each skill's earlier output folders from bmad-help.csv", () => {
   const earlier = earlierLocations(helpRows(csv));
-  // 2-planning sorts before plan: bmad-prd has no earlier phase, but names bmad-product-brief in preceded-by.
-  expect(earlier("bmad-prd")).toEqual(["planning_artifacts"]);
-  expect(earlier("bmad-architecture")).toEqual(["planning_artifacts"]);
-  expect(earlier("bmad-sprint-planning")).toEqual(["planning_artifacts"]);
-  expect(earlier("bmad-build")).toEqual(expect.arrayContaining(["planning_artifacts", "implementation_artifacts", "{output_folder}/brainstorming"]));
+  const brainstorming = "{output_folder}/brainstorming";
+  // In `plan`, brainstorming comes before the brief, in the catalog's order; "2-planning" sorting before "plan" makes
+  // neither the PRD nor UX earlier than the brief (review 481: the brief was told of no earlier work beside
+  // brainstorming's hand-off, and looked in the PRD's folder).
+  expect(earlier("bmad-brainstorming")).toBeUndefined();
+  expect(earlier("bmad-product-brief")).toEqual([brainstorming]);
+  // The PRD names bmad-product-brief in preceded-by, followed back to what comes before the brief.
+  expect(earlier("bmad-prd")).toEqual(["planning_artifacts", brainstorming]);
+  expect(earlier("bmad-ux")).toEqual(["planning_artifacts", brainstorming]);
+  expect(earlier("bmad-architecture")).toEqual([brainstorming, "planning_artifacts"]);
+  expect(earlier("bmad-sprint-planning")).toEqual([brainstorming, "planning_artifacts"]);
+  expect(earlier("bmad-build")).toEqual(expect.arrayContaining(["planning_artifacts", "implementation_artifacts", brainstorming]));
+  expect(earlier("bmad-walkthrough")).toEqual(expect.arrayContaining(["planning_artifacts", "implementation_artifacts", brainstorming]));
   // Anytime, in no phase: whatever every phase wrote (review 77: bmad-help and correct-course searched for it).
   const everyPhase = earlier("(any time)")!;
-  expect(everyPhase).toEqual(expect.arrayContaining(["planning_artifacts", "implementation_artifacts", "{output_folder}/brainstorming"]));
+  expect(everyPhase).toEqual(expect.arrayContaining(["planning_artifacts", "implementation_artifacts", brainstorming]));
   for (const skill of ["bmad-help", "bmad-correct-course", "bmad-party-mode"]) expect(earlier(skill), skill).toEqual(expect.arrayContaining(everyPhase));
+});
+
+it("orders a module's numbered phases by their numbers, and named phases by nothing but the catalog's rows and preceded-by", () => {
+  const rows = helpRows(
+    "skill,module,phase,preceded-by,output-location,outputs\n" +
+      "c,M,10-c,,out_c,doc\nb,M,2-b,,out_b,doc\na,M,2-b,,out_a2,doc\nz,M,1-z,,out_z,doc\n" +
+      "s,M,ship,,out_s,doc\np,M,plan,,out_p,doc\nq,M,plan,,out_q,doc\n",
+  );
+  const earlier = earlierLocations(rows);
+  expect([earlier("z"), earlier("b"), earlier("a"), earlier("c")]).toEqual([undefined, ["out_z"], ["out_z", "out_b"], ["out_z", "out_b", "out_a2"]]);
+  expect([earlier("s"), earlier("p"), earlier("q")]).toEqual([undefined, undefined, ["out_p"]]);
 });
 
 it("takes its columns by name, and a catalog without them gives nothing", () => {

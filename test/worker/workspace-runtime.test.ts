@@ -84,6 +84,11 @@ describe("rendering against a workspace", () => {
     const sprint = (await ada.call(TOOL.bmad, { command: "*sprint-planning", project })).text;
     expect(sprint).toContain("- `references/generate-tracking.md` — epic discovery");
     expect(sprint).not.toContain("## More files");
+    // Nor the data a skill's page is built from, which its text never names (review 481: brainstorming's 41 KB
+    // assets/brain-icons.json, for brain.py's HTML page); still read by its path.
+    const brainstorming = (await ada.call(TOOL.bmad, { command: "*brainstorming", project })).text;
+    expect(brainstorming).not.toContain("brain-icons.json");
+    expect((await ada.call(TOOL.bmadResources, { operation: "read", uri: "bmad://core/bmad-brainstorming/assets/brain-icons.json" })).isError).toBe(false);
     expect(prd).toContain(`1. Resolve customization: \`uv run ${root}/_bmad/scripts/resolve_customization.py --skill bmad://bmm/bmad-prd --project-root ${root} --key workflow\` (already run here: its values are filled in throughout).`);
     // Nor the module's config, whose values it filled in (review 107: read in every skill, and a config.user.yaml none has).
     expect(prd).toContain(`Load \`${root}/_bmad/bmm/config.yaml\` (+ \`config.user.yaml\` if present) (read here: its values are filled in throughout).`);
@@ -190,6 +195,15 @@ describe("rendering against a workspace", () => {
     } finally {
       for (const path of ["_bmad/custom/config.toml", "_bmad/custom/bmad-deep-recon.toml"]) await ada.files({ action: "delete", project, path });
     }
+  });
+
+  // Review 481: a `skill:bmad-review lenses=structure,prose` directive, followed as the runtime block says, was refused
+  // as the unknown workflow "review lenses=structure,prose".
+  it("takes the words after a workflow's name as its context, as bmad-workflow's \"context\"", async () => {
+    const review = await ada.call(TOOL.bmad, { command: "*review lenses=structure,prose", project });
+    expect(review.isError, review.text).toBe(false);
+    expect(review.text).toContain("\n## Context\nlenses=structure,prose");
+    expect(review.text).toBe((await ada.call(TOOL.bmadWorkflow, { workflow: "review", context: "lenses=structure,prose", project })).text);
   });
 
   it("names every placeholder a line leaves to fill in one refusal", async () => {
@@ -434,6 +448,11 @@ describe("a PRD from idea to final, then architecture finds it", () => {
     expect((await ada.call(TOOL.bmadFiles, { action: "read", project: `not-${project}`, path: `${root}/${run}/a.md` })).text).toMatch(/"path" is in another project than "not-/);
     const keepsake = await ada.files({ action: "write", project, path: "_bmad-output/party-mode/keepsake.html", content: "<p>hi</p>" });
     expect(keepsake.text).toMatch(/now version 1, 9 bytes\. The user cannot open a workspace file from here: show it to them/);
+    // Asked to open it with bmad-run, the same: no path to give the user, no bmad-files "open" (review 481).
+    const opened = await ada.call(TOOL.bmadRun, { command: "open _bmad-output/party-mode/keepsake.html", project });
+    expect(opened.isError).toBe(true);
+    expect(opened.text).toContain('"open" is not one (a .py path was expected after the start of the line). For the project\'s files (ls, cat) use bmad-files. The user cannot open a workspace file from here: show it to them');
+    expect(opened.text).not.toContain("path to open");
     // A skill's own file, by its bare path or its URI, is BMAD's: named, with the tool that reads it.
     const template = "bmad://bmm/bmad-prd/assets/prd-template.md";
     expect((await ada.files({ action: "read", project, path: "assets/prd-template.md" })).text).toMatch(
@@ -826,6 +845,29 @@ describe("a planned project's runtime block", () => {
       // Where the two left out are, not every folder the skill's earlier phases write to (review 183).
       expect(line, command).toMatch(/, and 2 more in `_bmad-output\/planning-artifacts\/prds\/prd-todo`\.$/);
     }
+  });
+
+  // Review 481: brainstorming and the brief share 6.12's `plan` phase, and "2-planning" sorts before it: the brief was
+  // told of "no earlier work" beside brainstorming's hand-off, and looked in the PRD's folder instead.
+  it("names brainstorming's hand-off to the brief and the PRD, and no PRD to the brief", async () => {
+    const name = unique("grocery");
+    await ada.project({ action: "create", name });
+    const render = async (workflow: string) => blockOf((await ada.call(TOOL.bmadWorkflow, { workflow, project: name })).text);
+    const fresh = await render("product-brief");
+    expect(fresh).toContain("\n- Nothing is in `_bmad-output/brainstorming` yet: nothing there to read or resume.\n");
+    expect(fresh).not.toContain("no earlier work");
+    const intent = "_bmad-output/brainstorming/brainstorm-roommate-grocery-list-2026-12-01/brainstorm-intent.md";
+    await ada.files({ action: "write", project: name, path: intent, content: "# Intent\n" });
+    expect(await render("product-brief")).toContain(`\n- This project already has \`${intent}\`.\n`);
+    const brief = "_bmad-output/planning-artifacts/briefs/brief-grocery/brief.md";
+    const prd = "_bmad-output/planning-artifacts/prds/prd-grocery/prd.md";
+    await ada.files({ action: "write", project: name, path: brief, content: "---\nstatus: final\n---\n# Brief\n" });
+    await ada.files({ action: "write", project: name, path: prd, content: "---\nstatus: draft\n---\n# PRD\n" });
+    const forPrd = await render("prd");
+    for (const path of [intent, brief]) expect(forPrd).toContain(`\`${path}\``);
+    const forBrief = await render("product-brief");
+    expect(forBrief).toContain(`\n- This project already has \`${intent}\`.\n`);
+    expect(forBrief).not.toContain(prd);
   });
 
   // Review 339: with 23 stories, whose folder sorts first, the reads ran out before the PRD, the architecture and

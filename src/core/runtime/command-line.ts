@@ -3,7 +3,7 @@
 // or a skill's own script. Nothing is expanded: `$(...)`, `>` and `&&` stay literal text or are refused.
 import { split } from "shlex";
 import type { Result } from "../result.js";
-import { machineryName } from "../workspace/paths.js";
+import { machineryName, WORKSPACE_FILE_UNOPENED } from "../workspace/paths.js";
 import { DEFAULT_TIME_ZONE, stampOf, todayIn } from "./time-zone.js";
 
 export const MAX_COMMAND_LENGTH = 16 * 1024;
@@ -201,9 +201,16 @@ export function parseCommandLine(line: string): CommandLine {
   return parsed.ok ? { ok: true, script: parsed.script, args: parsed.args } : parsed;
 }
 
+/** Where a refusal of a line that runs no script sends the project's files: a folder's the user opens by its path; a
+ *  workspace's they cannot open (review 481: Claude.ai's user was to be given a path to open). */
+const FILES_ELSEWHERE = {
+  folder: "For the project's files (ls, cat, open) use bmad-files, and give the user a file's path to open.",
+  workspace: `For the project's files (ls, cat) use bmad-files. ${WORKSPACE_FILE_UNOPENED}`,
+};
+
 /** As parseCommandLine, with the `<…>` template words and `[…]` groups left for the caller to name beside the other
- *  placeholders. */
-export function splitCommandLine(line: string): Result<{ script: string; args: string[]; templates: string[] }> {
+ *  placeholders. `files`: where the project's files are, for the refusal of a line that runs no script. */
+export function splitCommandLine(line: string, files: keyof typeof FILES_ELSEWHERE = "folder"): Result<{ script: string; args: string[]; templates: string[] }> {
   if (line.length > MAX_COMMAND_LENGTH) return { ok: false, error: `The command is ${line.length} characters; at most ${MAX_COMMAND_LENGTH} are allowed.` };
   const backslashed = backslashedPath(line);
   if (backslashed) return { ok: false, error: backslashed };
@@ -243,7 +250,7 @@ export function splitCommandLine(line: string): Result<{ script: string; args: s
     // A path cut at a space leaves its first part (`/Users/a/My`) where the script was expected, and its end later.
     const cut = script.includes("/") && !programKind(script) && words.slice(i + 1).some((w) => w.endsWith(".py"));
     const spaced = cut ? ` If the script's path holds a space, quote it ("…/My Project/_bmad/scripts/x.py").` : "";
-    return { ok: false, error: `bmad-run runs BMAD's Python scripts; "${script.slice(0, 200)}" is not one (${expected}).${spaced} For the project's files (ls, cat, open) use bmad-files, and give the user a file's path to open.` };
+    return { ok: false, error: `bmad-run runs BMAD's Python scripts; "${script.slice(0, 200)}" is not one (${expected}).${spaced} ${FILES_ELSEWHERE[files]}` };
   }
   return { ok: true, script, args: words.slice(i + 1), templates };
 }

@@ -86,45 +86,63 @@ function helpTable(csv: string, served?: (skill: string) => boolean): { rows: He
   return { rows, more };
 }
 
-/** For each skill, the output locations of what comes before it: its module's rows in an earlier phase (phases in
- *  the order the installer sorts the catalog) and the skills it names in preceded-by, followed back. A skill in no
- *  phase (`anytime`: bmad-help, correct-course, review) works on whatever is there: every phase's (review 77: help and
- *  correct-course searched for what a line could have named); ANYTIME gives those. The rows are indexed once and a
- *  skill's locations found when first asked for, each row looked at once: every skill's at once, each filtering every
- *  row, held a bridge 31 s on 8,000 planted rows chained by preceded-by (review 182). */
+/** For each skill, the output locations of what comes before it, followed back: the rows before its own in the
+ *  catalog's order within its phase (6.12: brainstorming, then the brief, in `plan`), the rows of a module's lower
+ *  numbered phases (`1-analysis` before `2-planning`), and the skills it names in preceded-by. Phase names are never
+ *  compared as words: 6.12's mix `plan`, `2-planning` and `ship`, and "2-planning" sorting first made the PRD and UX
+ *  work earlier than the brief, and brainstorming never (review 481). A skill in no phase (`anytime`: bmad-help,
+ *  correct-course, review) works on whatever is there: every phase's (review 77); ANYTIME gives those. The rows are
+ *  indexed once and a skill's locations found when first asked for, each row looked at once: every skill's at once,
+ *  each filtering every row, held a bridge 31 s on 8,000 planted rows chained by preceded-by (review 182). */
 export function earlierLocations(rows: HelpRow[]): (skill: string) => string[] | undefined {
-  const ordered = (phase: string) => phase !== "" && phase !== "anytime";
-  const phasesOf = new Map<string, Set<string>>();
-  for (const r of rows) if (ordered(r.phase)) (phasesOf.get(r.module) ?? phasesOf.set(r.module, new Set()).get(r.module)!).add(r.phase);
-  const rankOf = new Map<string, Map<string, number>>(); // module -> phase -> its place among the module's phases
-  for (const [module, phases] of phasesOf) rankOf.set(module, new Map([...phases].sort((a, b) => a.localeCompare(b)).map((phase, i) => [phase, i])));
-  const rank = (r: HelpRow) => rankOf.get(r.module)?.get(r.phase) ?? -1;
-  const ranked = rows.filter((r) => rank(r) >= 0);
-  const rankedIn = new Map<string, HelpRow[]>();
-  for (const r of ranked) (rankedIn.get(r.module) ?? rankedIn.set(r.module, []).get(r.module)!).push(r);
+  const ordered = rows.filter((r) => r.phase !== "" && r.phase !== "anytime");
+  // A row's chain: its module's numbered phases together, in number order, or its named phase alone; the rows of
+  // its chain before it come before it.
+  const chains = new Map<string, HelpRow[]>();
+  for (const r of ordered) {
+    // (A phase is never empty here and holds no line break: no named phase's key is the numbered ones'.)
+    const key = `${r.module}\n${phaseNumber(r.phase) === undefined ? r.phase : ""}`;
+    (chains.get(key) ?? chains.set(key, []).get(key)!).push(r);
+  }
+  const place = new Map<HelpRow, { chain: HelpRow[]; at: number }>();
+  for (const chain of chains.values()) {
+    // A stable sort: rows of one numbered phase stay in catalog order.
+    if (phaseNumber(chain[0]!.phase) !== undefined) chain.sort((a, b) => phaseNumber(a.phase)! - phaseNumber(b.phase)!);
+    chain.forEach((r, at) => place.set(r, { chain, at }));
+  }
   const bySkill = skillsOf(rows);
   const locations = (of: Iterable<HelpRow>) => {
     const found = new Set<string>();
     for (const r of of) if (r.location) found.add(r.location);
     return found.size ? [...found] : undefined;
   };
-  const found = new Map<string, string[] | undefined>([[ANYTIME, locations(ranked)]]);
+  const found = new Map<string, string[] | undefined>([[ANYTIME, locations(ordered)]]);
   const earlier = (skill: string): string[] | undefined => {
     const own = bySkill.get(skill);
     if (!own) return undefined;
-    const ranks = own.map(rank).filter((n) => n >= 0);
-    const mine = ranks.length ? Math.min(...ranks) : -1;
-    const before = mine < 0 ? [...ranked] : (rankedIn.get(own[0]!.module) ?? []).filter((r) => rank(r) < mine);
+    const inPhase = own.some((r) => place.has(r));
+    const before: HelpRow[] = inPhase ? [] : [...ordered];
+    // How much of each chain is in `before` already: a chain's rows are taken once, as a growing prefix.
+    const taken = new Map<HelpRow[], number>(inPhase ? [] : [...chains.values()].map((chain) => [chain, chain.length]));
     const seen = new Set([skill]);
-    const queue = own.flatMap((r) => r.precededBy);
+    const queue = [...own];
+    const add = (r: HelpRow) => {
+      if (r.skill === skill) return;
+      before.push(r);
+      queue.push(r);
+    };
     // An index, not shift(): shifting a queue of thousands moves every name each time.
     for (let i = 0; i < queue.length; i++) {
-      const name = queue[i]!;
-      if (seen.has(name)) continue;
-      seen.add(name);
-      for (const r of bySkill.get(name) ?? []) {
-        before.push(r);
-        for (const next of r.precededBy) queue.push(next);
+      const row = queue[i]!;
+      const at = place.get(row);
+      if (at) {
+        for (let j = taken.get(at.chain) ?? 0; j < at.at; j++) add(at.chain[j]!);
+        taken.set(at.chain, Math.max(at.at, taken.get(at.chain) ?? 0));
+      }
+      for (const name of row.precededBy) {
+        if (seen.has(name)) continue;
+        seen.add(name);
+        for (const r of bySkill.get(name) ?? []) add(r);
       }
     }
     return locations(before);
@@ -133,6 +151,12 @@ export function earlierLocations(rows: HelpRow[]): (skill: string) => string[] |
     if (!found.has(skill)) found.set(skill, earlier(skill));
     return found.get(skill);
   };
+}
+
+/** A numbered phase's number (`2-planning`: 2); undefined for a named one (`plan`). */
+function phaseNumber(phase: string): number | undefined {
+  const number = /^(\d{1,6})-/.exec(phase)?.[1];
+  return number === undefined ? undefined : Number(number);
 }
 
 /** The rows of each skill, in catalog order. */
@@ -248,8 +272,9 @@ async function workIn(reader: BundleReader, runtime: ProjectRuntime, locations: 
   }
   // Folders that hold nothing at all are said to, so a literal model does not list them to learn there is nothing to
   // resume (review 194); one holding anything this line does not name (a .docx) is left to it (review 200: an
-  // interrupted run's memlog was said to be no earlier work).
-  if (!found.length) return { watched: true, fresh: true, ...(empty ? { line: `- Nothing is in ${roots.map(codeSpan).join(", ")} yet: no earlier work to read or resume.` } : {}) };
+  // interrupted run's memlog was said to be no earlier work). Only those folders are said to: the skill may have other
+  // inputs (review 481: the brief was told of "no earlier work" beside brainstorming's hand-off).
+  if (!found.length) return { watched: true, fresh: true, ...(empty ? { line: `- Nothing is in ${roots.map(codeSpan).join(", ")} yet: nothing there to read or resume.` } : {}) };
   const { line, documents: work } = await namedDocuments(runtime, found, roots);
   // (The paths say the folders.)
   const deleted = gone ? `\n- Deleted ${gone}` : "";
@@ -424,10 +449,13 @@ export function withEarlierWork(text: string, line: string | undefined): string 
 }
 
 /** A catalog location (`planning_artifacts`, `{output_folder}/brainstorming`) as a folder of the project; not the
- *  project root itself ("repo root"), nothing outside it, nothing left unfilled. */
+ *  project root itself ("repo root"), nothing outside it, nothing left unfilled. A relative value is below the root,
+ *  as BMAD's scripts take it (the installer writes `output_folder = "_bmad-output"`: review 481, brainstorming's
+ *  folder was never looked in). */
 export function projectFolder(location: string, config: Map<string, string>, root: string): string | undefined {
-  const value = /^[a-z][a-z0-9_]*$/.test(location) ? config.get(location) : location.includes("{") ? fillConfigValues(location, config).split("{project-root}").join(root) : undefined;
-  if (!value || value.includes("{") || !value.startsWith(`${root}/`)) return undefined;
+  const filled = /^[a-z][a-z0-9_]*$/.test(location) ? config.get(location) : location.includes("{") ? fillConfigValues(location, config).split("{project-root}").join(root) : undefined;
+  const value = filled && !filled.includes(":") && !filled.startsWith("/") ? `${root}/${filled}` : filled;
+  if (!value || value.includes("{") || !value.startsWith(`${root}/`) || /\/\.\.?(\/|$)/.test(value.slice(root.length))) return undefined;
   return value.slice(root.length + 1).replace(/\/+$/, "") || undefined;
 }
 

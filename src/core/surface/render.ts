@@ -229,11 +229,17 @@ async function render(reader: BundleReader, record: CatalogRecord, extra?: { hea
   // References list) or its URI: the block says where bare paths resolve, and a second list costs every render (review 247).
   const shownText = body.join("\n");
   const named = (path: string) => [`\`${path.slice(root.length)}\``, `\`./${path.slice(root.length)}\``, bmadUri(path)].some((s) => shownText.includes(s));
-  const listed = later.filter((path) => !path.includes("/scripts/tests/") && !(ctx && (path.endsWith("/customize.toml") || path.includes("/scripts/"))) && !(path.startsWith(root) && named(path)));
+  // Nor the data of a skill's page or script that nothing shown names by its file name (brainstorming's 41 KB
+  // assets/brain-icons.json, which brain.py builds its HTML page from): nothing in chat reads it (review 481).
+  const pageData = (path: string) => PAGE_DATA.test(path) && !lines.some((line) => line.includes(path.slice(path.lastIndexOf("/") + 1)));
+  const listed = later.filter((path) => !path.includes("/scripts/tests/") && !(ctx && (path.endsWith("/customize.toml") || path.includes("/scripts/"))) && !(path.startsWith(root) && named(path)) && !pageData(path));
   if (listed.length) lines.push("", "## More files (load on demand)", ...listed.map((path) => `- ${bmadUri(path)} (${catalog.file(path)!.size} bytes)`));
   if (extra) lines.push("", `## ${extra.heading}`, extra.body);
   return withEarlierWork(lines.join("\n"), (await earlier)?.line);
 }
+
+/** A skill's asset that a browser page or a script reads, not a model: JSON, scripts and styles under assets/. */
+const PAGE_DATA = /\/assets\/(?:[^/]+\/)*[^/]+\.(?:json|m?js|css)$/i;
 
 /** Text a skill's files load later: its own, and the `{project-root}/_bmad/` catalogs it names (bmad-help.csv). */
 const LOADED_LATER = /\.(md|csv|ya?ml|json|xml)$/;

@@ -11,6 +11,9 @@ export const MAX_PATH_CHARS = 512;
  *  of one-letter folders made 48,803 folders on the owner's disk from 104 files). */
 export const MAX_PATH_PARTS = 32;
 export const PROJECTS_PREFIX = `${BMAD_SCHEME}projects/`;
+/** Said where a model would have the user open a workspace's file (a page it wrote, a path): a workspace has no URL
+ *  or path the user can open. */
+export const WORKSPACE_FILE_UNOPENED = "The user cannot open a workspace file from here: show it to them (as an artifact, where the client has them), or they get it with bmad-mcp pull.";
 
 /** Whether a config value (as written, or filled in) leads out of the workspace at `root` (`bmad://projects/NAME`),
  *  whatever its key: another project's URI anywhere in it, a file URI, or a `..` step (review 63: a collaborator's

@@ -36,8 +36,12 @@ export const bmadTool = defineTool({
     // workflow (review 140: "/bmad-prd" was offered the pm agent).
     const slash = trimmed.startsWith("/");
     const isWorkflow = trimmed.startsWith("*");
-    const name = trimmed.replace(/^\/?\*?/, "");
     const kind: RecordKind = isWorkflow || slash ? "workflow" : "agent";
+    // A workflow's words after its name (`*review lenses=structure,prose`, a `skill:NAME args` directive followed as
+    // the runtime block says) are its context, as bmad-workflow's "context" (review 481: "Unknown workflow").
+    const space = kind === "workflow" ? trimmed.search(/\s/) : -1;
+    const context = space < 0 ? undefined : { heading: "Context", body: trimmed.slice(space).trim() };
+    const name = (space < 0 ? trimmed : trimmed.slice(0, space)).replace(/^\/?\*?/, "");
     let found = catalog.resolve(kind, name);
     if (!found.ok) {
       // A workflow typed without "*" (or the reverse) is a common slip: say so.
@@ -53,7 +57,7 @@ export const bmadTool = defineTool({
     if (pick) return done(pick);
     // The render says which origin won and what else there is (recordOrigin). The project's files from earlier phases
     // follow the project, and today's date the day: added to the kept render, never kept.
-    const served = await asServed(reader, record, target, renderRecord(reader, record, undefined, target));
+    const served = await asServed(reader, record, target, renderRecord(reader, record, context, target));
     return { ok: true, text: forConnection(served.text, call?.has), kept: followsBundle(target) && !served.watched };
   },
 });

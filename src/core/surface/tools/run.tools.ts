@@ -205,7 +205,7 @@ async function runCommand(line: string, project: string | undefined, deps: Surfa
   if (other === "git") return fail(workspaceGitAnswer(line));
   if (other) return fail(notInWorkspace(other));
   // `<…>` words are refused below, with the placeholders the line leaves unfilled: one answer names them all.
-  const parsed = splitCommandLine(line);
+  const parsed = splitCommandLine(line, deps.workspaces && deps.workspaces.folder === undefined ? "workspace" : "folder");
   if (!parsed.ok) return fail(parsed.error);
   const { templates } = parsed;
   if (!deps.runtime) return fail(templates.length ? fillInFirst([], templates) : "This endpoint has no project to run scripts in.");

@@ -4,7 +4,7 @@
 import * as z from "zod";
 import { answersHint, holdsInstallerAnswers, isSecretKey, isServedStandIn, mayServeAsConfig, sanitizeConfigText, servedFile, servedVersion, servedWithout, unjudged } from "../../catalog/config.js";
 import { HISTORY_PAGE, MAX_FILE_BYTES, MAX_LISTED } from "../../workspace/limits.js";
-import { absoluteRefusal, backslashRefusal, checkWorkspacePath, checkWritablePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, shownPath, terminalText, unicodeForms, unportableName, workspaceFsRoot } from "../../workspace/paths.js";
+import { absoluteRefusal, backslashRefusal, checkWorkspacePath, checkWritablePath, parseProjectRef, printable, PROJECTS_PREFIX, projectRootUri, shareHandle, shownHandle, shownPath, terminalText, unicodeForms, unportableName, workspaceFsRoot, WORKSPACE_FILE_UNOPENED } from "../../workspace/paths.js";
 import { parse as parseToml } from "smol-toml";
 import { compileGlob, literalSyntaxNote } from "../../catalog/glob.js";
 import { parseBoundedToml } from "../../yaml.js";
@@ -471,7 +471,7 @@ export const bmadFilesTool = defineTool({
           if (lost) return fail(lost);
           const data = new TextEncoder().encode(args.content);
           // A page a skill writes for the user to open (a keepsake, a report): a workspace has no URL to open it at.
-          const page = !store.folder && /\.html?$/i.test(path) ? ` The user cannot open a workspace file from here: show it to them (as an artifact, where the client has them), or they get it with bmad-mcp pull.` : "";
+          const page = !store.folder && /\.html?$/i.test(path) ? ` ${WORKSPACE_FILE_UNOPENED}` : "";
           return result(await files.write(path, data, { text: args.action, ...(args.if_version !== undefined ? { ifVersion: args.if_version } : {}) }), (f) => changed(`${page ? "" : leftNote(store, path)}Wrote ${path}${inWhose(files)}`, f, `${page}${replacedNote(f)}`));
         }
         case "edit": {
