@@ -10,7 +10,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { lstat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { closest, suggestion } from "../core/catalog/closest.js";
-import { newSession, noArtifact, referencedContent, rejectedRef, requeued, step, type Action, type StoreContent } from "../core/delivery/machine.js";
+import { newSession, noArtifact, referencedContent, requeued, versionRef, step, type Action, type StoreContent } from "../core/delivery/machine.js";
 import { objectiveStart, SESSION_ID, SPECS_DIR, specPath, summarize, uniqueTaskName, type SessionState } from "../core/delivery/session.js";
 import { parseSessionState, TASK_MAPPING, type TaskMappingEntry } from "../core/delivery/session.schemas.js";
 import { MAKE_ROOM, newestFirst, sessionPlace, tooManyBytes, type ListPlace, type QueueRequest, type SessionList, type SessionStatusFilter, type SessionStore, type Stored } from "../core/delivery/store.js";
@@ -407,11 +407,12 @@ export class FileSessionStore implements SessionStore {
   readArtifact(owner: string, session: string, file: string): Promise<Stored<string>> {
     return this.on(owner, session, false, async (state) => {
       // Only names the session recorded, and never a path: nothing else under the project is readable.
-      // A rejected draft stays where it was submitted (.bmad-task/temp/): .claude/specs/ holds confirmed artifacts only.
-      const rejected = rejectedRef(state, file);
+      // A rejected or pending draft stays where it was submitted (.bmad-task/temp/): .claude/specs/ holds confirmed
+      // artifacts only.
+      const version = versionRef(state, file);
       const text = state.artifacts.includes(file) && SAFE_NAME.test(file) && file !== "." && file !== ".."
         ? await this.readText(this.artifactPath(state, file))
-        : rejected !== undefined ? await this.readText(this.contentPath(state.session_id, rejected))
+        : version !== undefined ? await this.readText(this.contentPath(state.session_id, version))
         : undefined;
       if (text === undefined) return { ok: false, kind: "not_found", error: noArtifact(state, file) };
       return { ok: true, value: text };

@@ -2,7 +2,7 @@
 // Every change runs read -> step -> write with other calls held off, so two racing clients cannot interleave:
 // the loser sees the winner's state and gets the machine's conflict error.
 import { DurableObject } from "cloudflare:workers";
-import { noArtifact, referencedContent, rejectedRef, requeued, step, type Action, type QueueChange, type Step, type StoreContent } from "../core/delivery/machine.js";
+import { noArtifact, referencedContent, requeued, versionRef, step, type Action, type QueueChange, type Step, type StoreContent } from "../core/delivery/machine.js";
 import { summarize, type SessionState } from "../core/delivery/session.js";
 import { parseSessionState } from "../core/delivery/session.schemas.js";
 import { tooManyBytes, type Stored } from "../core/delivery/store.js";
@@ -160,8 +160,8 @@ export class WorkflowSession extends DurableObject {
     if (!stored.ok) return stored;
     const state = stored.value;
     const row = this.sql.exec<{ ref: string }>("SELECT ref FROM artifacts WHERE file = ?", file).toArray()[0];
-    // A rejected draft is a version of its artifact, read from the content it was submitted as.
-    const ref = row?.ref ?? rejectedRef(state, file);
+    // A rejected or pending draft is a version of its artifact, read from the content it was submitted as.
+    const ref = row?.ref ?? versionRef(state, file);
     const text = ref === undefined ? undefined : this.text(ref);
     if (text === undefined) return { ok: false, kind: "not_found", error: noArtifact(state, file) };
     return { ok: true, value: text };

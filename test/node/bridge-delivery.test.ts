@@ -3,7 +3,7 @@
 // keep only the drafts the state names, and a confirm whose state save never landed is carried on when retried; a
 // session its task name confirms is deleted, its artifacts left in the project.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
@@ -65,6 +65,32 @@ describe("bmad-task on the bridge", () => {
     expect(await read(version)).toBe("# PRD v1\nWeb only.");
     const saved = JSON.parse(readFileSync(join(tmp.dir, `.bmad-task/session-${session_id}.json`), "utf8")) as { history: Array<{ file: string; reason: string }> };
     expect(saved.history).toMatchObject([{ file: "01-product-requirements.rejected-1.md", reason: "It must work on phones." }]);
+  });
+
+  it("names the draft awaiting the user's word, which another client reads and a session not the user's never gives (review 483)", async () => {
+    const { session_id } = await task({ action: "start", objective: "Build a diary" });
+    await task({ action: "submit", session_id, claude_result: json({ prd_draft: "# PRD\nDRAFT-MARK", quality_score: 93 }) });
+    const elsewhere = await connectBridge(inject("bridge"), tmp.dir);
+    try {
+      const resumed = await elsewhere.client.callTool({ name: "get_workflow_status", arguments: { run_id: session_id } });
+      const view = resumed.structuredContent as unknown as SessionView;
+      expect(view).toMatchObject({ current_state: "awaiting_confirmation", draft: `bmad://sessions/${session_id}/artifacts/01-product-requirements.draft.md` });
+      expect(toolText(resumed)).not.toContain("DRAFT-MARK");
+      expect(((await elsewhere.client.readResource({ uri: view.draft! })).contents[0] as { text: string }).text).toBe("# PRD\nDRAFT-MARK");
+      // The same session, made by another install: its draft is not the user's to read.
+      const theirs = "e".repeat(64);
+      const base = join(tmp.dir, ".bmad-task");
+      const mine = JSON.parse(readFileSync(join(base, `session-${session_id}.json`), "utf8"));
+      writeFileSync(join(base, `session-${theirs}.json`), JSON.stringify({ ...mine, session_id: theirs, task_name: "their-diary", owner: "someone-else" }));
+      await expect(elsewhere.client.readResource({ uri: `bmad://sessions/${theirs}/artifacts/01-product-requirements.draft.md` })).rejects.toThrow(/not made by your bmad-mcp/);
+      rmSync(join(base, `session-${theirs}.json`));
+    } finally {
+      await elsewhere.close();
+    }
+    // Sent as bmad-prd's JavaScript-like object, it is refused, not saved as the document (review 483).
+    await task({ action: "reject", session_id, reason: "Add sharing." });
+    expect(await taskError({ action: "submit", session_id, claude_result: "{prd_updated: '# PRD js literal', quality_score: 99}" })).toMatch(/^claude_result holds JSON that does not parse \(.*position 1.*\); nothing was saved\./);
+    expect((await task({ action: "status", session_id })).iteration).toBe(1);
   });
 
   it("keeps in .bmad-task/temp/ only the drafts the state names, and still reads them", async () => {

@@ -40,6 +40,18 @@ describe("score extraction", () => {
     expect(parsed).toMatchObject({ gaps: ["g1"] });
     expect(parsed.ok && parsed.questions).toEqual([{ id: "q1", question: "Why?" }, { id: "scope", question: "Scope?", context: "c" }]);
   });
+
+  it("refuses as JSON a result that begins with { or holds a ```json block outside a markdown document, saying where it broke (review 483)", () => {
+    const keys = ["prd_draft", "prd_updated"];
+    for (const text of ["{not json", "{prd_updated: '# PRD js literal', quality_score: 99}", "{\n  prd_draft: `# PRD`,\n  quality_score: 97\n}", "Here is the PRD:\n```json\n{'prd_draft': '# PRD', 'quality_score': 95}\n```\n"]) {
+      const parsed = parseResult(text, keys, undefined, "claude_result");
+      expect(parsed.ok ? parsed.document : parsed.error).toMatch(/^claude_result holds JSON that does not parse \(.*position \d+.*\); nothing was saved\./);
+    }
+    // A markdown document keeps its own fences, a broken JSON example among them, and its braces.
+    const report = "# Implementation\n\nConfig:\n```json\n{ port: 8080 }\n```\n";
+    expect(parseResult(report, ["dev_draft"])).toMatchObject({ ok: true, document: report });
+    expect(parseResult("# PRD\n\n## Goals\nA {placeholder} here.", keys)).toMatchObject({ ok: true, document: "# PRD\n\n## Goals\nA {placeholder} here." });
+  });
 });
 
 describe("the state machine", () => {

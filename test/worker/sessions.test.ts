@@ -440,6 +440,45 @@ describe("sessions", () => {
     expect((await task({ action: "status", session_id })).subtasks_queued).toBe(1);
   });
 
+  it("name the draft awaiting the user's word, which another client of its owner reads and no one else can (review 483)", async () => {
+    const email = `${unique("alice")}@example.com`;
+    const [alice, aliceElsewhere, bob] = await Promise.all([signInAs(email), signInAs(email), signInAs(`${unique("bob")}@example.com`)]);
+    const started = await alice.call(TOOL.bmadTask, { action: "start", objective: "Shared notes" });
+    const session_id = started.structured.session_id as string;
+    await alice.call(TOOL.bmadTask, { action: "submit", session_id, claude_result: json({ prd_draft: "# PRD\nDRAFT-MARK", quality_score: 93 }) });
+    const readText = async (who: typeof alice, uri: string) => ((await who.client.readResource({ uri })).contents[0] as { text: string }).text;
+    // Resumed from another client: the status links the draft rather than quoting it, and the link reads it.
+    const resumed = await aliceElsewhere.call(TOOL.getWorkflowStatus, { run_id: session_id });
+    expect(resumed.structured).toMatchObject({ current_state: "awaiting_confirmation", draft: `bmad://sessions/${session_id}/artifacts/01-product-requirements.draft.md` });
+    expect(resumed.structured.user_message).toContain("Ask the user to review it (the text is at draft)");
+    expect(resumed.text).not.toContain("DRAFT-MARK");
+    expect(await readText(aliceElsewhere, resumed.structured.draft)).toBe("# PRD\nDRAFT-MARK");
+    await expect(bob.client.readResource({ uri: resumed.structured.draft })).rejects.toThrow(/not found/);
+    // Asked for another file, the answer names the draft; confirmed, the draft is the artifact and no longer pending.
+    await expect(aliceElsewhere.client.readResource({ uri: `bmad://sessions/${session_id}/artifacts/01-product-requirements.md` })).rejects.toThrow(/The draft awaiting the user's word: 01-product-requirements\.draft\.md\./);
+    const confirmed = await alice.call(TOOL.bmadTask, { action: "confirm", session_id });
+    expect(confirmed.structured.draft).toBeUndefined();
+    await expect(aliceElsewhere.client.readResource({ uri: resumed.structured.draft })).rejects.toThrow(/No artifact/);
+    // The sprint plan awaiting approval likewise.
+    await alice.call(TOOL.bmadTask, { action: "submit", session_id, claude_result: json({ architecture_draft: "# Arch", quality_score: 95 }) });
+    await alice.call(TOOL.bmadTask, { action: "confirm", session_id });
+    await alice.call(TOOL.bmadTask, { action: "submit", session_id, claude_result: "# Sprint plan\n\n## Sprint 1: Core\nPLAN-MARK" });
+    const approving = await aliceElsewhere.call(TOOL.getWorkflowStatus, { run_id: session_id });
+    expect(approving.structured).toMatchObject({ current_state: "awaiting_approval", draft: `bmad://sessions/${session_id}/artifacts/03-sprint-plan.draft.md` });
+    expect(await readText(aliceElsewhere, approving.structured.draft)).toContain("PLAN-MARK");
+    await expect(bob.client.readResource({ uri: approving.structured.draft })).rejects.toThrow(/not found/);
+  });
+
+  it("are found by get_workflow_status whatever branch is asked, and a session_id sent to it is pointed to run_id (review 483)", async () => {
+    const { session_id, task_name } = await task({ action: "start", objective: "Branchless" });
+    const asked = await client.callTool({ name: TOOL.getWorkflowStatus, arguments: { run_id: session_id, branch: "feature-x" } });
+    expect(asked.isError).toBeFalsy();
+    expect(text(asked)).toMatch(/^Delivery sessions have no branch; branch feature-x is left out\.\n/);
+    expect((asked.structuredContent as unknown as SessionView).task_name).toBe(task_name);
+    const misnamed = await client.callTool({ name: TOOL.getWorkflowStatus, arguments: { session_id } });
+    expect(text(misnamed)).toBe('Invalid arguments for get_workflow_status: unknown argument "session_id" (did you mean "run_id"?). It takes: run_id, branch, project.');
+  });
+
   it("offer artifacts as a resource template with completions", async () => {
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toContain("bmad://sessions/{session_id}/artifacts/{file}");
@@ -522,8 +561,12 @@ describe("bad input", () => {
     // Unfenced JSON with prose after it, and JSON cut short: refused, nothing saved.
     const { session_id: other } = await task({ action: "start", objective: "Broken result" });
     const withProse = await taskError({ action: "submit", session_id: other, claude_result: '{"prd_draft":"# PRD","quality_score":91}\nLet me know.' });
-    expect(withProse).toMatch(/^claude_result holds JSON that does not parse \(.+\); nothing was saved\. Put only the JSON in claude_result, without prose around it \(one ```json fence at most\), with the whole document, markdown, in "prd_draft"\.$/);
+    expect(withProse).toMatch(/^claude_result holds JSON that does not parse \(.+\); nothing was saved\. Put only the JSON in claude_result, without prose around it \(one ```json fence at most\), keys and strings in double quotes, with the whole document, markdown, in "prd_draft"; or send the markdown document alone\.$/);
     expect(await taskError({ action: "submit", session_id: other, codex_result: 'Here: {"prd_draft": "# PRD", "quality_' })).toMatch(/^codex_result holds JSON that does not parse/);
+    // Text that reads as JSON is JSON, refused where it does not parse (review 483: each was saved whole as the PRD).
+    for (const unreadable of ["{not json", "{prd_updated: '# PRD js literal', quality_score: 99}", "Here is the PRD:\n```json\n{'prd_draft': '# PRD', 'quality_score': 95}\n```\n"]) {
+      expect(await taskError({ action: "submit", session_id: other, claude_result: unreadable })).toMatch(/^claude_result holds JSON that does not parse \(.*position \d+.*\); nothing was saved\./);
+    }
     expect(await taskError({ action: "submit", session_id: other, claude_result: '{"title": "PRD"}' })).toBe('claude_result is JSON without a document; nothing was saved. Put the whole document, markdown, in "prd_draft".');
     expect(await task({ action: "status", session_id: other })).toMatchObject({ current_state: "generating", iteration: 0 });
   });
@@ -574,7 +617,7 @@ describe("the answer to a submit", () => {
     const view = await task({ action: "submit", session_id, claude_result: json({ prd_draft: draft, quality_score: 60 }) });
     expect(view.current_state).toBe("refining");
     expect(view.role_prompt).not.toContain("marker-291");
-    expect(view.role_prompt).toContain("Revise the draft you just submitted; it is not repeated here (get_workflow_status quotes it");
+    expect(view.role_prompt).toContain("Revise the draft you just submitted; it is not repeated here (get_workflow_status with run_id: the session id quotes it");
     const resumed = await client.callTool({ name: TOOL.getWorkflowStatus, arguments: { run_id: session_id } });
     expect(text(resumed)).toContain("marker-291");
   });
@@ -590,7 +633,7 @@ describe("the answer to a submit", () => {
     const brief = later.role_prompt!;
     expect(brief.startsWith("## Refine (iteration 3)\nPrevious score: 70 (gate 90).")).toBe(true);
     expect(brief).toContain("- no metrics");
-    expect(brief).toContain('The rest of this stage\'s role prompt is unchanged since its first refine: follow it still, and submit as its Output says, the document in "prd_updated". Lost it? get_workflow_status gives it whole.');
+    expect(brief).toContain('The rest of this stage\'s role prompt is unchanged since its first refine: follow it still, and submit as its Output says, the document in "prd_updated". Lost it? get_workflow_status with run_id: the session id gives it whole.');
     expect(brief).not.toContain("## Output");
     expect(brief.length).toBeLessThan(whole / 2);
 

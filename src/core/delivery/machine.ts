@@ -182,7 +182,7 @@ function apply(state: SessionState, action: Action, now: string): Step {
       // The rejected draft stays readable as a version of the stage's artifact (named by its iteration, one rejection
       // each); its text is already stored under its ref. Kept with the start of each reason: the newest rejections, and
       // each stage's first, the user's own first word on it, which a model's reject cycles cannot push out (review 30).
-      const file = (spec.artifact ?? `${next.current_stage}.md`).replace(/\.md$/, `.rejected-${stage.iteration}.md`);
+      const file = versionFile(next.current_stage, `rejected-${stage.iteration}`);
       const rejection: Rejection = { stage: next.current_stage, file, ref: draft.ref, ...(stage.score !== undefined ? { score: stage.score } : {}), reason: reason.slice(0, MAX_REASON_CHARS), at: now };
       const kept = keptRejections([...next.history, rejection]);
       // Said, not silent: an older version that stops being readable (review 212).
@@ -204,8 +204,22 @@ function keptRejections(history: SessionState["history"]): SessionState["history
   });
 }
 
-/** The stored content a rejected draft's version `file` names, if the session has one. */
-export function rejectedRef(state: SessionState, file: string): string | undefined {
+/** A version of a stage's artifact, named after it: `01-product-requirements.rejected-2.md`. */
+function versionFile(stage: Stage, version: string): string {
+  return (stageSpec(stage).artifact ?? `${stage}.md`).replace(/\.md$/, `.${version}.md`);
+}
+
+/** The file the draft awaiting the user's confirm or approve is read as: a model resuming from another client has to
+ *  show it, and the answers carry no draft (review 483). */
+export function pendingDraftFile(state: SessionState): string | undefined {
+  const waiting = state.current_state === "awaiting_confirmation" || state.current_state === "awaiting_approval";
+  return waiting ? versionFile(state.current_stage, "draft") : undefined;
+}
+
+/** The stored content a version `file` of an artifact names, if the session has one: a rejected draft, or the one
+ *  awaiting the user's word. */
+export function versionRef(state: SessionState, file: string): string | undefined {
+  if (file === pendingDraftFile(state)) return state.stages[state.current_stage].final_result_ref?.ref;
   return state.history.find((h) => h.file === file)?.ref;
 }
 
@@ -224,10 +238,13 @@ function otherStagesDocument(next: SessionState, read: Array<{ engine: string; p
   return undefined;
 }
 
-/** Why `file` cannot be read from the session: what can be, the rejected versions too, and which of those are not kept. */
+/** Why `file` cannot be read from the session: what can be, the pending draft and rejected versions too, and which of
+ *  those are not kept. */
 export function noArtifact(state: SessionState, file: string): string {
   const rejected = state.history.length ? ` Rejected versions: ${state.history.map((h) => h.file).join(", ")} (${KEPT_REJECTIONS}; older ones are not kept).` : "";
-  return `No artifact "${file.slice(0, 100)}" in ${state.task_name}. Artifacts: ${state.artifacts.join(", ") || "none yet"}.${rejected}`;
+  const pending = pendingDraftFile(state);
+  const draft = pending ? ` The draft awaiting the user's word: ${pending}.` : "";
+  return `No artifact "${file.slice(0, 100)}" in ${state.task_name}. Artifacts: ${state.artifacts.join(", ") || "none yet"}.${draft}${rejected}`;
 }
 
 /** What the open rejection's answer adds: the older rejected versions it pushed out, no longer readable. */

@@ -100,12 +100,12 @@ export async function rolePrompt(reader: BundleReader, state: SessionState, sour
     if (answers.length) flexible.push({ kind: "refine", title: "The user's answers", text: answers.join("\n"), rest: "The user gave them in this conversation.", weight: 3 });
     const quoteDraft = !draftSent && !refineOnly;
     const draft = quoteDraft && record.final_result_ref && (await sources?.content(record.final_result_ref.ref));
-    if (!quoteDraft) refineLines.push(`Revise the draft you ${draftSent ? "just submitted" : "submitted last"}; it is not repeated here (${TOOL.getWorkflowStatus} quotes it, for resuming elsewhere).`);
+    if (!quoteDraft) refineLines.push(`Revise the draft you ${draftSent ? "just submitted" : "submitted last"}; it is not repeated here (${TOOL.getWorkflowStatus} with run_id: the session id quotes it, for resuming elsewhere).`);
     else if (draft) flexible.push({ kind: "refine", title: "Your previous draft", text: draft, rest: "The rest is the draft you submitted last.", weight: 2 });
     else if (record.final_result_ref) refineLines.push(quoted("How your previous draft begins", record.final_result_ref.summary, 1200, ""));
   }
   if (refineOnly) {
-    refineLines.push(`The rest of this stage's role prompt is unchanged since its first refine: follow it still, and submit as its Output says, the document in "${spec.output.updated}". Lost it? ${TOOL.getWorkflowStatus} gives it whole.`);
+    refineLines.push(`The rest of this stage's role prompt is unchanged since its first refine: follow it still, and submit as its Output says, the document in "${spec.output.updated}". Lost it? ${TOOL.getWorkflowStatus} with run_id: the session id gives it whole.`);
   }
   const inputs: string[] = [];
   for (const [i, file] of refineOnly ? [] : state.artifacts.entries()) {

@@ -34,7 +34,7 @@ const UNNAMEABLE = new Set(["__proto__"]);
 /** The first ```json fenced block of a result, else its first ``` one, wherever it is: a model adds a line after it
  *  ("Let me know what you think"), and a fence only at the end left the whole wrapper saved as the PRD (review 190).
  *  indexOf, block after block: linear in the text. */
-function fencedBlock(text: string): string | undefined {
+function fencedBlock(text: string): { body: string; json: boolean } | undefined {
   let plain: string | undefined;
   for (let at = text.indexOf("```"); at >= 0; at = text.indexOf("```", at)) {
     const lineEnd = text.indexOf("\n", at);
@@ -42,18 +42,26 @@ function fencedBlock(text: string): string | undefined {
     if (close < 0) break;
     const tag = text.slice(at + 3, lineEnd).trim().toLowerCase();
     const body = text.slice(lineEnd + 1, close);
-    if (tag === "json") return body;
+    if (tag === "json") return { body, json: true };
     if (tag === "") plain ??= body;
     at = close + 4;
   }
-  return plain;
+  return plain === undefined ? undefined : { body: plain, json: false };
 }
 
-/** The JSON object a result holds (the text itself, or its fenced block), or why text that reads as one is none. */
+/** The JSON object a result holds (the text itself, or its fenced block), or why text that reads as one is none.
+ *  Reads as JSON: a text that begins with "{", a ```json block in a text that is no markdown document (which begins
+ *  with a heading, its fences its own), any block beginning with {", or a document key's name before a colon anywhere, in
+ *  quotes or after { or ,: `{prd_draft: '…'}` and `{not json` were saved whole as the document (review 483). */
 function asJson(text: string, documentKeys: string[]): { json?: Record<string, unknown>; error?: string } {
-  const candidate = (fencedBlock(text) ?? text).trim();
-  // JSON-looking: an object, or a document key's name quoted before a colon anywhere in the text.
-  const looksLikeJson = /^\{\s*"/.test(candidate) || documentKeys.some((k) => new RegExp(`"${k}"\\s*:`).test(text));
+  const fenced = fencedBlock(text);
+  const candidate = (fenced?.body ?? text).trim();
+  const trimmed = text.trimStart();
+  const looksLikeJson =
+    trimmed.startsWith("{") ||
+    (fenced?.json === true && !trimmed.startsWith("#")) ||
+    /^\{\s*"/.test(candidate) ||
+    documentKeys.some((k) => new RegExp(`(?:(["'])${k}\\1|[{,]\\s*${k})\\s*:`).test(text));
   if (!looksLikeJson) return {};
   try {
     const value: unknown = JSON.parse(candidate);
@@ -105,7 +113,7 @@ export function parseResult(text: string, documentKeys: string[], rubric?: Rubri
   const found = asJson(text, documentKeys);
   const contract = documentKeys[0] ? `"${documentKeys[0]}"` : "the document's key";
   if (found.error) {
-    return { ok: false, error: `${field} ${found.error}; nothing was saved. Put only the JSON in ${field}, without prose around it (one \`\`\`json fence at most), with the whole document, markdown, in ${contract}.` };
+    return { ok: false, error: `${field} ${found.error}; nothing was saved. Put only the JSON in ${field}, without prose around it (one \`\`\`json fence at most), keys and strings in double quotes, with the whole document, markdown, in ${contract}; or send the markdown document alone.` };
   }
   const entry = found.json && documentEntry(found.json, documentKeys);
   // JSON without a document, where the result begins with it; a fenced block inside a markdown document (a config in a

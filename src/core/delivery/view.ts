@@ -1,7 +1,9 @@
 // The response a client sees after every bmad-task action (seed 003 fields).
 import { enginesFor, nextStage, stageSpec } from "./pipeline.js";
+import { pendingDraftFile } from "./machine.js";
 import { formatFinding, readingScore, type Finding } from "./rubric.js";
 import { lookupTable, openRejection, type SessionState } from "./session.js";
+import { TOOL } from "../surface/names.js";
 
 // A type, not an interface: it is structured content, a plain record of JSON values.
 export type SessionView = {
@@ -23,6 +25,8 @@ export type SessionView = {
   rubric_gaps?: string[];
   questions?: Array<{ id: string; question: string; context?: string }>;
   artifacts: string[];
+  /** The draft awaiting the user's confirm or approve, readable at this uri (to show it when resuming elsewhere). */
+  draft?: string;
   /** Rejected drafts, oldest first: each readable at its uri. */
   history?: Array<{ stage: string; uri: string; score?: number; reason: string; at: string }>;
   /** The newest queued sub-tasks (spawn_subagent_task), at most SHOWN_SUBTASKS, oldest first. */
@@ -52,7 +56,7 @@ function reading(findings: Finding[], claimed: number | undefined): string {
   return `the server's reading of this draft finds: ${findings.map(formatFinding).join("; ")}${below}`;
 }
 
-/** `promptHere`: the answer carries the role prompt (else get_workflow_status gives it). */
+/** `promptHere`: the answer carries the role prompt (else get_workflow_status with run_id gives it). */
 function message(s: SessionState, promptHere: boolean): { text: string; pending: string[] } {
   const spec = stageSpec(s.current_stage);
   const stage = s.stages[s.current_stage];
@@ -61,7 +65,7 @@ function message(s: SessionState, promptHere: boolean): { text: string; pending:
     case "generating":
       if (s.current_stage === "dev") return { text: "Sprint plan approved. Which sprints should be implemented? Unless you say otherwise, all of them.", pending: ["specify_sprint_scope_then_generate"] };
       // Where the prompt is, once (review 117: an answer holding it sent the model to fetch its 12 KB again).
-      return { text: `Generate the ${spec.title} with ${promptHere ? "role_prompt, below" : "the role prompt (get_workflow_status has it)"}, show it to the user, then submit.`, pending: ["generate_then_submit"] };
+      return { text: `Generate the ${spec.title} with ${promptHere ? "role_prompt, below" : `the role prompt (${TOOL.getWorkflowStatus} with run_id: the session_id has it)`}, show it to the user, then submit.`, pending: ["generate_then_submit"] };
     case "refining":
       // Quoted as JSON: a reason holding a quote ended it and read as the server's own words (review 249).
       if (rejected) return { text: `The user rejected the draft: ${JSON.stringify(rejected.reason.slice(0, 500))}. Revise it to address that, show it, then submit.`, pending: ["regenerate_then_submit"] };
@@ -70,11 +74,11 @@ function message(s: SessionState, promptHere: boolean): { text: string; pending:
       return { text: `Score ${stage.score}/100, below the gate. Ask the user these questions, then send their answers with action "answer".`, pending: ["answer"] };
     case "awaiting_confirmation":
       return {
-        text: `${spec.title} is ready${stage.score !== undefined && spec.gate.kind === "score" ? ` (score ${stage.score}/100)` : ""}.${stage.findings?.length ? ` Tell the user that ${reading(stage.findings, stage.score)}.` : ""} Ask the user to review it; on "confirm" it is saved${spec.artifact ? ` as ${spec.artifact}` : ""} and ${nextStage(s.current_stage) ? "the next stage starts" : "the session is complete"}; on "reject", send their reason and revise.`,
+        text: `${spec.title} is ready${stage.score !== undefined && spec.gate.kind === "score" ? ` (score ${stage.score}/100)` : ""}.${stage.findings?.length ? ` Tell the user that ${reading(stage.findings, stage.score)}.` : ""} Ask the user to review it (the text is at draft); on "confirm" it is saved${spec.artifact ? ` as ${spec.artifact}` : ""} and ${nextStage(s.current_stage) ? "the next stage starts" : "the session is complete"}; on "reject", send their reason and revise.`,
         pending: ["confirm", "reject"],
       };
     case "awaiting_approval":
-      return { text: `Sprint plan ready. Ask the user to approve it; on "approve" it is saved as ${spec.artifact} and development starts; on "reject", send their reason and revise.`, pending: ["approve", "reject"] };
+      return { text: `Sprint plan ready. Ask the user to approve it (the text is at draft); on "approve" it is saved as ${spec.artifact} and development starts; on "reject", send their reason and revise.`, pending: ["approve", "reject"] };
     case "completed":
       return { text: `Done: all stages completed. Artifacts: ${s.artifacts.join(", ")}.`, pending: [] };
   }
@@ -83,6 +87,7 @@ function message(s: SessionState, promptHere: boolean): { text: string; pending:
 export function sessionView(s: SessionState, artifactUri: (file: string) => string, rolePrompt?: string): SessionView {
   const stage = s.stages[s.current_stage];
   const { text, pending } = message(s, rolePrompt !== undefined);
+  const draft = pendingDraftFile(s);
   return {
     session_id: s.session_id,
     task_name: s.task_name,
@@ -100,6 +105,7 @@ export function sessionView(s: SessionState, artifactUri: (file: string) => stri
     ...(stage.findings?.length ? { rubric_gaps: stage.findings.map(formatFinding) } : {}),
     ...(s.current_state === "clarifying" && stage.questions?.length ? { questions: stage.questions } : {}),
     artifacts: s.artifacts.map(artifactUri),
+    ...(draft ? { draft: artifactUri(draft) } : {}),
     ...(s.history.length ? { history: s.history.map(({ stage, file, score, reason, at }) => ({ stage, uri: artifactUri(file), ...(score !== undefined ? { score } : {}), reason: reason.slice(0, 500), at })) } : {}),
     subtasks: s.subtasks.slice(-SHOWN_SUBTASKS).map(({ id, agent, task, status, output_key }) => ({ id, agent, task: task.slice(0, 200), status, ...(output_key ? { output_key } : {}) })),
     subtasks_queued: s.subtasks.length,

@@ -10,6 +10,7 @@ import { RESOURCE, TOOL } from "./names.js";
 import type { SurfaceDeps } from "./deps.js";
 import { servedText } from "./reader.js";
 import { nearPaths } from "./near-paths.js";
+import { pendingDraftFile } from "../delivery/machine.js";
 import { renderRecord } from "./render.js";
 import { readSkillUri, SKILL_SCHEME, skillIndex } from "./skills.js";
 import type { Result } from "../result.js";
@@ -144,7 +145,7 @@ export const RESOURCE_TEMPLATES = [
   { uriTemplate: "bmad://agents/{agent}", name: "bmad-agent", description: "An agent's files with loading instructions", mimeType: "text/markdown" },
   { uriTemplate: "bmad://workflows/{workflow}", name: "bmad-workflow", description: "A workflow's files with instructions", mimeType: "text/markdown" },
   { uriTemplate: "bmad://manifests/{name}", name: "bmad-manifest", description: "agents, workflows, tasks or skills as CSV", mimeType: "text/csv" },
-  { uriTemplate: "bmad://sessions/{session_id}/artifacts/{file}", name: "bmad-session-artifact", description: "A delivery session's saved artifact", mimeType: "text/markdown" },
+  { uriTemplate: "bmad://sessions/{session_id}/artifacts/{file}", name: "bmad-session-artifact", description: "A delivery session's artifact, or a draft of one", mimeType: "text/markdown" },
   { uriTemplate: PROJECT_FILE_TEMPLATE, name: "bmad-project-file", description: "A file in one of your project workspaces (bmad-project)", mimeType: "text/plain" },
   { uriTemplate: SKILL_FILE_TEMPLATE, name: "bmad-skill-file", description: "A file of a skill, byte for byte (skills/list names them)", mimeType: "text/markdown" },
 ];
@@ -188,7 +189,7 @@ async function completeProjectFile(deps: SurfaceDeps, variable: string, value: s
 
 async function sessionArtifacts(deps: SurfaceDeps, session: string): Promise<string[]> {
   const found = await deps.sessions!.get(deps.owner, session);
-  return found.ok ? [...found.value.artifacts, ...found.value.history.map((h) => h.file)] : [];
+  return found.ok ? [...found.value.artifacts, ...(pendingDraftFile(found.value) ?? []), ...found.value.history.map((h) => h.file)] : [];
 }
 
 const shortNamesOf = new WeakMap<readonly string[], Map<string, string>>();

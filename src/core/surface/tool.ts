@@ -139,9 +139,15 @@ function unknownArguments(tool: string, input: z.ZodObject, args: Record<string,
   return `Invalid arguments for ${tool}: unknown argument${unknown.length > 1 ? "s" : ""} ${named.join(", ")}${more > 0 ? ` and ${more} more` : ""}. ${takes}`;
 }
 
-/** The known key `key` is near: the same but for case, "_" and "-" (`ifVersion`, `if-version`), or at most two
- *  characters apart (`verison`). Only keys of about the same length are compared: cheap for any key sent. */
+/** Keys a model sends for another the tool takes under its own name: get_workflow_status's run_id is also a delivery
+ *  session's id, which bmad-task takes as session_id (review 483). */
+const ALIASES = new Map([["session_id", "run_id"]]);
+
+/** The known key `key` is near: its alias, the same but for case, "_" and "-" (`ifVersion`, `if-version`), or at most
+ *  two characters apart (`verison`). Only keys of about the same length are compared: cheap for any key sent. */
 function nearKey(key: string, known: string[]): string | undefined {
+  const alias = ALIASES.get(key);
+  if (alias !== undefined && known.includes(alias)) return alias;
   const bare = (name: string) => name.toLowerCase().replace(/[_-]/g, "");
   const asked = bare(key.slice(0, 100));
   const same = known.find((k) => bare(k) === asked);

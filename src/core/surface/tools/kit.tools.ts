@@ -47,8 +47,8 @@ export const getWorkflowStatus = defineTool({
     if (run_id !== undefined) {
       // The caller's own session of that name first: a collaborator can write a run of any id into a project the caller
       // owns, and the task names are every member's to see (review 26: it stood in for the owner's session).
-      const session = onMain && sessions ? await sessions.get(owner, run_id) : undefined;
-      if (session?.ok) return stored(deps, session);
+      const session = sessions ? await sessions.get(owner, run_id) : undefined;
+      if (onMain && session?.ok) return stored(deps, session);
       const found = await Promise.all(places.map(async (p) => ({ ...p, run: await readRun(p.files, checked.value, run_id) })));
       const newest = found.flatMap((f) => (f.run?.ok ? [{ place: f, value: f.run.value }] : [])).sort((a, b) => newestWritten(a.value.summary, b.value.summary));
       // The caller's own run of that id first; a shared one only where they have none.
@@ -57,7 +57,9 @@ export const getWorkflowStatus = defineTool({
       const broken = found.find((f) => f.run && !f.run.ok && !f.owner)?.run;
       if (broken && !broken.ok) return fail(broken.error);
       if (newest[0]) return showRun(newest[0].place, newest[0].value, newest.length - 1);
-      if (session && !places.length) return stored(deps, session);
+      // A session asked for with a branch is answered still: sessions have none, and "No run" read as if it were gone.
+      if (session?.ok) return withNote(await stored(deps, session), `Delivery sessions have no branch; branch ${checked.value} is left out.`);
+      if (onMain && session && !places.length) return stored(deps, session);
       return fail(`No run "${printable(run_id)}" on branch ${checked.value} (${RUNS_DIR}/${checked.value}/{run_id}/state.json)${onMain && sessions ? " and no delivery session by that name" : ""}: list_sessions lists both.`);
     }
     const runs = (await allRuns(own, checked.value)).runs;
