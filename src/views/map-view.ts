@@ -17,6 +17,7 @@ interface ProjectMap {
   stale?: Array<{ path: string; after: string; skill: string }>;
   more: number;
   more_in?: string[];
+  left_out?: string[];
   catalog_rows_left_out?: number;
   access?: "read" | "write";
 }
@@ -64,6 +65,7 @@ function showMap(result: ToolResult): void {
         p.artifacts.length ? h("ul", { class: "artifacts" }, ...p.artifacts.map(artifact)) : h("p", { class: "note" }, "Nothing written yet.")))),
     map.other.length ? h("section", { class: "other" }, h("h2", {}, "Other documents"), h("ul", { class: "artifacts" }, ...map.other.map(artifact))) : null,
     map.more ? h("p", { class: "note" }, `${map.more} more documents not shown${map.more_in?.length ? `, in ${map.more_in.join(", ")}` : ""}.`) : null,
+    ...(map.left_out ?? []).map((line) => h("p", { class: "note" }, line)),
     map.memlogs.length ? h("section", { class: "memlogs" }, h("h2", {}, "Latest memlog entries"), ...map.memlogs.map((m) => h("div", {}, h("h3", {}, [showName(m.path), m.author, when(m.updated_at, m.updated_at_local), m.others, m.changed_since && changedSinceNote(m.changed_since)].filter(Boolean).join(" · ")), h("ul", {}, ...m.entries.map((e) => h("li", {}, e)))))) : null,
   );
 }

@@ -244,7 +244,7 @@ function show(el: HTMLElement, html: string): void {
   const reversed = showBidiControls(el);
   if (reversed) el.prepend(bidiNote("This document holds", reversed));
   if (dropped.length) {
-    el.prepend(Object.assign(document.createElement("p"), { className: "note", textContent: `Some of this document's HTML is not shown (${dropped.slice(0, 8).join(", ")}): read its text with bmad-files to see all of it.` }));
+    el.prepend(Object.assign(document.createElement("p"), { className: "note", textContent: `Some of this document's HTML is not shown (${dropped.slice(0, 8).join(", ")}${dropped.length > 8 ? ` and ${dropped.length - 8} more` : ""}): read its text with bmad-files to see all of it.` }));
   }
 }
 

@@ -82,6 +82,8 @@ describe("the views on the bridge", () => {
     rmSync(join(tmp.dir, PLAN, "zz\x01.md"));
     expect(result.isError, toolText(result)).toBeFalsy();
     expect(toolText(result)).toContain(`${PLAN}/prd.md [final]`);
+    // And said to be left out, as a listing says it (review 486: such a file was in no line of the map).
+    expect(toolText(result)).toContain("\n(1 file left out, which bmad-mcp does not serve (a control character in the name: 1)");
     const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-map")).html, result, call);
     const prd = frame.locator(`.artifact[data-path="${PLAN}/prd.md"]`);
     await expect.poll(() => prd.locator(".status").textContent()).toBe("final");

@@ -55,6 +55,8 @@ export interface ProjectMap {
   /** Documents beyond MAX_DOCS, not shown; `more_in`: the globs that list the folders holding them. */
   more: number;
   more_in?: string[];
+  /** What the listings of its folders left out, as bmad-files list says it (lines). */
+  left_out?: string[];
   /** Who wrote what the map shows, where the caller wrote none of it: the text says so once, not on every line. */
   all_by_others?: string[];
   /** Rows of bmad-help.csv left out (past the rows a catalog gives): its phases and "next" may miss workflows. */
@@ -71,7 +73,11 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   }
   const folders = [...new Set(folderOf.values())];
   const roots = outermost(folders).sort();
-  const listed = (await Promise.all(roots.map((r) => files.list(`${r}/**`)))).flatMap((l) => (l.ok ? l.value : []));
+  const listings = await Promise.all(roots.map((r) => files.list(`${r}/**`)));
+  const listed = listings.flatMap((l) => (l.ok ? l.value : []));
+  // What a listing left out (a name with a control character, a cut walk) is said, as bmad-files list says it (review
+  // 486: a collaborator's `prd\u202etxt.exe.md` was in no line of the map).
+  const unlisted = [...new Set(listings.flatMap((l) => [...(l.cut ? [`Listing cut short: ${l.cut}.`] : []), ...(l.leftOut ?? [])]))];
   const docs = listed.filter((f) => /\.(md|ya?ml)$/i.test(f.path) && !f.path.split("/").some((s) => s.startsWith(".")));
   // Newest first where the listing knows when (review 101: the first in path order hid the latest run's memlog).
   const memlogPaths = listed.filter((f) => isMemlogPath(f.path)).sort((a, b) => (b.updated_at ?? "").localeCompare(a.updated_at ?? ""));
@@ -124,7 +130,7 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   // Where the documents not shown are, so that a model lists them there (review 477: "293 more" said no more).
   const shownPaths = new Set(artifacts.map((a) => a.path));
   const moreIn = roots.filter((r) => docs.some((d) => !shownPaths.has(d.path) && d.path.startsWith(`${r}/`))).map((r) => `${r}/**`);
-  return { project: files.project, phases, other, memlogs, ...(next ? { next } : {}), ...(planned ? { sprint: planned } : {}), ...(stale.length ? { stale } : {}), more: Math.max(0, docs.length - MAX_DOCS), ...(moreIn.length ? { more_in: moreIn } : {}), ...(allByOthers ? { all_by_others: allByOthers } : {}), ...(leftOut ? { catalog_rows_left_out: leftOut } : {}) };
+  return { project: files.project, phases, other, memlogs, ...(next ? { next } : {}), ...(planned ? { sprint: planned } : {}), ...(stale.length ? { stale } : {}), more: Math.max(0, docs.length - MAX_DOCS), ...(moreIn.length ? { more_in: moreIn } : {}), ...(unlisted.length ? { left_out: unlisted } : {}), ...(allByOthers ? { all_by_others: allByOthers } : {}), ...(leftOut ? { catalog_rows_left_out: leftOut } : {}) };
 }
 
 /** Up to `max` of `items`, one of each group in turn, in the items' order. */
@@ -228,6 +234,7 @@ export function mapText(map: ProjectMap, name = map.project, show = (at: string)
   }
   if (map.other.length) lines.push("Other documents:", ...map.other.map((a) => `  ${art(a)}`));
   if (map.more) lines.push(`(${map.more} more documents not shown${moreList(map.more_in)})`);
+  for (const line of map.left_out ?? []) lines.push(`(${line})`);
   for (const m of map.memlogs) lines.push(`Memlog ${showName(m.path)} (${m.author ? byAt(m.author, show(m.updated_at)) : show(m.updated_at)}${others(m.others)}${changedSinceClause(m.changed_since)}):`, ...m.entries.map((e) => `  - ${e}`));
   // A cut catalog may have left out the next workflow, and every phase (review 189: 2,000 planted rows).
   const cut = map.catalog_rows_left_out;
