@@ -480,6 +480,25 @@ describe("the views on the bridge", () => {
     await page.close();
   });
 
+  // Review 486: sixteen 13 KB PNGs of 81 megapixels each took the view 3 s and 440 MB: drawn at their size, not bytes.
+  it("drops a data image past the pixels a document's images share, naming it, and keeps a small one", async () => {
+    const path = `${PLAN}/bomb.md`;
+    // A one-bit PNG's header alone says its size: 9000 x 9000 here, with a header the view reads and no pixel data.
+    const ihdr = Buffer.alloc(25);
+    ihdr.writeUInt32BE(13, 0);
+    ihdr.write("IHDR", 4);
+    ihdr.writeUInt32BE(9000, 8);
+    ihdr.writeUInt32BE(9000, 12);
+    ihdr.writeUInt8(1, 16);
+    const big = Buffer.concat([Buffer.from("89504e470d0a1a0a", "hex"), ihdr]).toString("base64");
+    const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+    await call("bmad-files", { action: "write", path, content: `# Pics\n\n![big](data:image/png;base64,${big})\n\n![png](data:image/png;base64,${png})\n` });
+    const { frame, page } = await showView(browser, hostHtml, (await viewOf(client, "bmad-doc")).html, await call("bmad-doc", { path }), call);
+    await expect.poll(() => frame.locator(".markdown img").evaluateAll((els) => els.map((e) => [e.getAttribute("alt"), e.getAttribute("src")?.slice(0, 22) ?? null]))).toEqual([["big", null], ["png", "data:image/png;base64,"]]);
+    expect(await frame.locator(".markdown > .note").textContent()).toBe("Some of this document's HTML is not shown (image/png): read its text with bmad-files to see all of it.");
+    await page.close();
+  });
+
   // Review 317: each field went to h() as an argument, the stack overflowed, and the view stayed on "Loading…".
   it("shows 200 of 70,000 frontmatter fields and says how many more there are", async () => {
     const path = `${PLAN}/fields.md`;
