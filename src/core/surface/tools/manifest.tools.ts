@@ -37,12 +37,15 @@ export const bmadTool = defineTool({
     const slash = trimmed.startsWith("/");
     const isWorkflow = trimmed.startsWith("*");
     const kind: RecordKind = isWorkflow || slash ? "workflow" : "agent";
-    // A workflow's words after its name (`*review lenses=structure,prose`, a `skill:NAME args` directive followed as
-    // the runtime block says) are its context, as bmad-workflow's "context" (review 481: "Unknown workflow").
-    const space = kind === "workflow" ? trimmed.search(/\s/) : -1;
-    const context = space < 0 ? undefined : { heading: "Context", body: trimmed.slice(space).trim() };
-    const name = (space < 0 ? trimmed : trimmed.slice(0, space)).replace(/^\/?\*?/, "");
+    let name = trimmed.replace(/^\/?\*?/, "");
     let found = catalog.resolve(kind, name);
+    // A workflow's words after its name (`*review lenses=structure,prose`, a `skill:NAME args` directive followed as
+    // the runtime block says) are its context, as bmad-workflow's "context" (review 481: "Unknown workflow"), where the
+    // whole is no name and its first word is one (`*check implementation readiness` is still looked up whole).
+    const space = kind === "workflow" && !found.ok ? trimmed.search(/\s/) : -1;
+    const first = space < 0 ? undefined : catalog.resolve(kind, trimmed.slice(0, space).replace(/^\/?\*?/, ""));
+    const context = first?.ok ? { heading: "Context", body: trimmed.slice(space).trim() } : undefined;
+    if (first?.ok) [found, name] = [first, first.record.name];
     if (!found.ok) {
       // A workflow typed without "*" (or the reverse) is a common slip: say so.
       const other = catalog.resolve(kind === "workflow" ? "agent" : "workflow", name);
