@@ -136,6 +136,9 @@ describe("reject and revise (seed 003: confirm or reject)", () => {
     view = await task({ action: "submit", session_id, claude_result: json({ prd_updated: "# PRD v2\nOffline first.", quality_score: 95 }) });
     expect(view).toMatchObject({ current_state: "awaiting_confirmation", iteration: 2 });
     expect(view.user_message).not.toContain("rejected");
+    // The draft awaiting the user's word completes as a file name, whole (review 483).
+    const pending = await client.complete({ ref: { type: "ref/resource", uri: "bmad://sessions/{session_id}/artifacts/{file}" }, argument: { name: "file", value: "01" }, context: { arguments: { session_id } } });
+    expect(pending.completion.values).toEqual(["01-product-requirements.draft.md", "01-product-requirements.rejected-1.md"]);
     // A view's click names the revision it showed: one the session has moved on from does nothing (review 85).
     expect(await taskError({ action: "confirm", session_id, revision: 1 })).toMatch(/has moved on since revision 1: it is at revision \d+, po awaiting_confirmation\. Nothing was done/);
     expect(await taskError({ action: "reject", session_id, reason: "stale", revision: 2 })).toMatch(/has moved on since revision 2/);

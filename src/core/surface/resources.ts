@@ -189,7 +189,9 @@ async function completeProjectFile(deps: SurfaceDeps, variable: string, value: s
 
 async function sessionArtifacts(deps: SurfaceDeps, session: string): Promise<string[]> {
   const found = await deps.sessions!.get(deps.owner, session);
-  return found.ok ? [...found.value.artifacts, ...(pendingDraftFile(found.value) ?? []), ...found.value.history.map((h) => h.file)] : [];
+  if (!found.ok) return [];
+  const draft = pendingDraftFile(found.value);
+  return [...found.value.artifacts, ...(draft ? [draft] : []), ...found.value.history.map((h) => h.file)];
 }
 
 const shortNamesOf = new WeakMap<readonly string[], Map<string, string>>();
