@@ -2005,12 +2005,18 @@ describe("what a writer changed, in the owner's next view (review 454)", () => {
     return room;
   };
 
+  /** The owner's sprint plan in `room` at version 1, and the writer's version 2 of it without story 1-3. */
+  const sprintPath = "_bmad-output/implementation-artifacts/sprint-status.yaml";
+  const sprintPlan = "development_status:\n  epic-1: in-progress\n  1-1-login: done\n  1-2-signup: in-progress\n  1-3-reset: backlog\n";
+  const planChangedByWriter = async (room: string) => {
+    expect((await owner.files({ action: "write", project: room, path: sprintPath, content: sprintPlan })).isError).toBe(false);
+    expect((await writer.files({ action: "write", project: room, path: sprintPath, if_version: 1, content: sprintPlan.replace("  1-3-reset: backlog\n", "") })).isError).toBe(false);
+    return { path: sprintPath, plan: sprintPlan };
+  };
+
   it("tells the board who made its version and what others changed since, once, as a read does; a bmad:read token every time", async () => {
     const room = await sharedWithWriter("board-by");
-    const path = "_bmad-output/implementation-artifacts/sprint-status.yaml";
-    const plan = "development_status:\n  epic-1: in-progress\n  1-1-login: done\n  1-2-signup: in-progress\n  1-3-reset: backlog\n";
-    expect((await owner.files({ action: "write", project: room, path, content: plan })).isError).toBe(false);
-    expect((await writer.files({ action: "write", project: room, path, if_version: 1, content: plan.replace("  1-3-reset: backlog\n", "") })).isError).toBe(false);
+    const { path, plan } = await planChangedByWriter(room);
     const views = await viewsOf(owner);
     const board = () => views.call(TOOL.bmadBoard, { project: room });
     const columns = "columns backlog | ready-for-dev | in-progress | review | done:";
@@ -2049,10 +2055,7 @@ describe("what a writer changed, in the owner's next view (review 454)", () => {
   // writer's removed story.
   it("tells in a move's answer what others changed in the version it moved from, once", async () => {
     const room = await sharedWithWriter("move-over");
-    const path = "_bmad-output/implementation-artifacts/sprint-status.yaml";
-    const plan = "development_status:\n  epic-1: in-progress\n  1-1-login: done\n  1-2-signup: in-progress\n  1-3-reset: backlog\n";
-    expect((await owner.files({ action: "write", project: room, path, content: plan })).isError).toBe(false);
-    expect((await writer.files({ action: "write", project: room, path, if_version: 1, content: plan.replace("  1-3-reset: backlog\n", "") })).isError).toBe(false);
+    const { path, plan } = await planChangedByWriter(room);
     const views = await viewsOf(owner);
     const moved = await views.call(TOOL.bmadBoard, { project: room, story: "1-2-signup", status: "review" });
     const columns = "columns backlog | ready-for-dev | in-progress | review | done:";
