@@ -3,7 +3,7 @@
 // the latest memlog entries, and the next required workflow as get_workflow_status names it (project-state.ts's one
 // rule: done is settled, and Next is the first required step not settled from the first begun). Read through the
 // caller's own store, so it shows only what they may read.
-import { byAt, withShownTime, type FileContent, type ListedFile, type WorkspaceFiles } from "../workspace/store.js";
+import { byAt, shortOf, withShownTime, type FileContent, type ListedFile, type WorkspaceFiles } from "../workspace/store.js";
 import type { ProjectRuntime } from "../runtime/project.js";
 import type { BundleReader } from "./reader.js";
 import { configOf, FRONTMATTER_BYTES, frontmatterOf, helpFor, outermost, projectFolder, unfinishedRuns, workDocument, type HelpRow, type WorkDocument } from "./earlier-work.js";
@@ -77,7 +77,7 @@ export async function projectMap(reader: BundleReader, runtime: ProjectRuntime, 
   const listed = listings.flatMap((l) => (l.ok ? l.value : []));
   // What a listing left out (a name with a control character, a cut walk) is said, as bmad-files list says it (review
   // 486: a collaborator's `prd\u202etxt.exe.md` was in no line of the map).
-  const unlisted = [...new Set(listings.flatMap((l) => [...(l.cut ? [`Listing cut short: ${l.cut}.`] : []), ...(l.leftOut ?? [])]))];
+  const unlisted = [...new Set(listings.flatMap(shortOf))];
   const docs = listed.filter((f) => /\.(md|ya?ml)$/i.test(f.path) && !f.path.split("/").some((s) => s.startsWith(".")));
   // Newest first where the listing knows when (review 101: the first in path order hid the latest run's memlog).
   const memlogPaths = listed.filter((f) => isMemlogPath(f.path)).sort((a, b) => (b.updated_at ?? "").localeCompare(a.updated_at ?? ""));

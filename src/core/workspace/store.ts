@@ -104,6 +104,9 @@ export type ListedFile = Pick<FileEntry, "path" | "version" | "size"> & { update
  *  what it found and does not list, and why. */
 export type Listing = WsResult<ListedFile[]> & { cut?: string; leftOut?: string[] };
 
+/** Why a listing's walk stopped short, and what it left out, as lines an answer says them in. */
+export const shortOf = ({ cut, leftOut }: Pick<Listing, "cut" | "leftOut">): string[] => [...(cut ? [`Listing cut short: ${cut}.`] : []), ...(leftOut ?? [])];
+
 /** A write's new version; `replaced` (a write) or `followed` (an append): the version it replaced or came after, where
  *  another person made it and the change named none (`ifVersion`), so its writer may not have read it. */
 export interface WrittenEntry extends FileEntry {

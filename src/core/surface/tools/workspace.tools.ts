@@ -11,7 +11,7 @@ import { parseBoundedToml } from "../../yaml.js";
 import { fillInFirst, unfilledPlaceholders } from "../../runtime/command-line.js";
 import type { Result } from "../../result.js";
 import { configFiles, initialFiles, mergeAnswers } from "../../workspace/setup.js";
-import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shownAt, shownOffer, staleVersion, withOwnerNote, type ChangedFile, type Configured, type FileEntry, type ListedFile, type Listing, type ProjectInfo, type ProjectSummary, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
+import { byAt, OFFER_STEP, olderKept, readAccessRefusal, shortOf, shownAt, shownOffer, staleVersion, withOwnerNote, type ChangedFile, type Configured, type FileEntry, type ListedFile, type Listing, type ProjectInfo, type ProjectSummary, type VersionEntry, type WorkspaceFiles, type WorkspaceStore, type WrittenEntry, type WsResult } from "../../workspace/store.js";
 import { updateFile } from "../../workspace/update-file.js";
 import { pullLeaves } from "../../workspace/sync-kinds.js";
 import { installerQuestions, type InstallerQuestion } from "../../workspace/installer.js";
@@ -853,8 +853,6 @@ function changed(what: string, f: FileEntry, note = ""): ToolOutcome {
   return done(`${what}: now version ${f.version}${shown.size === undefined ? "" : `, ${n(shown.size)} bytes`}.${note}`, { ...shown });
 }
 
-/** Why the store's walk stopped short, and what it left out, as lines after a listing's head. */
-const shortOf = ({ cut, leftOut }: Pick<Listing, "cut" | "leftOut">) => [...(cut ? [`Listing cut short: ${cut}.`] : []), ...(leftOut ?? [])];
 
 function listFiles(glob: string, entries: ListedFile[], { cut, leftOut }: Pick<Listing, "cut" | "leftOut">): ToolOutcome {
   const files = entries.slice(0, MAX_LISTED);
