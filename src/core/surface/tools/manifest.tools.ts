@@ -37,7 +37,7 @@ export const bmadTool = defineTool({
     const slash = trimmed.startsWith("/");
     const isWorkflow = trimmed.startsWith("*");
     const kind: RecordKind = isWorkflow || slash ? "workflow" : "agent";
-    let name = trimmed.replace(/^\/?\*?/, "");
+    const name = trimmed.replace(/^\/?\*?/, "");
     let found = catalog.resolve(kind, name);
     // A workflow's words after its name (`*review lenses=structure,prose`, a `skill:NAME args` directive followed as
     // the runtime block says) are its context, as bmad-workflow's "context" (review 481: "Unknown workflow"), where the
@@ -45,7 +45,7 @@ export const bmadTool = defineTool({
     const space = kind === "workflow" && !found.ok ? trimmed.search(/\s/) : -1;
     const first = space < 0 ? undefined : catalog.resolve(kind, trimmed.slice(0, space).replace(/^\/?\*?/, ""));
     const context = first?.ok ? { heading: "Context", body: trimmed.slice(space).trim() } : undefined;
-    if (first?.ok) [found, name] = [first, first.record.name];
+    if (first?.ok) found = first;
     if (!found.ok) {
       // A workflow typed without "*" (or the reverse) is a common slip: say so.
       const other = catalog.resolve(kind === "workflow" ? "agent" : "workflow", name);
